@@ -1,0 +1,181 @@
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import {
+  DomainError,
+  parseEnvelope,
+  type DecodedEvent,
+  type EventRegistry,
+} from '@packetagent/contracts';
+import { extractTraceContext, SpanKind, withSpan } from '@packetagent/telemetry';
+import { BusHeaders } from './headers';
+import { ensureDeadLetterStream, ensureDurableConsumer, type DurableConsumerSpec } from './provisioning';
+import type { Topology } from './topology';
+
+export type EventHandler<T = unknown> = (event: DecodedEvent<T>, context: HandlerContext) => Promise<void>;
+
+export interface HandlerContext {
+  /** Tells JetStream the work goes on, so the delivery is not redelivered meanwhile. */
+  working(): void;
+  deliveryCount: number;
+  subject: string;
+}
+
+export interface ConsumerRunnerOptions {
+  durable: string;
+  /** Subject filter below the events root, e.g. `*.run.>`; defaults to every event. */
+  filter?: string;
+  maxDeliver?: number;
+  ackWaitMs?: number;
+  maxAckPending?: number;
+  /** Delay before redelivery after a transient failure, by attempt (last value repeats), in milliseconds. */
+  backoffMs?: number[];
+  log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+}
+
+/** Failure of the message itself; retrying cannot help, so it goes to the dead-letter subject. */
+function isPermanent(error: unknown): boolean {
+  return error instanceof DomainError && !error.retryable;
+}
+
+function describe(error: unknown): { code: string; reason: string } {
+  if (error instanceof DomainError) return { code: error.code, reason: error.message };
+  if (error instanceof SyntaxError) return { code: 'malformed_json', reason: error.message };
+  return { code: 'handler_failed', reason: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * The one way services consume events: decode with the schema registry (failure: terminate
+ * and dead-letter with the reason), run the handler inside the trace carried by the message,
+ * ack on success, nak with backoff on a transient failure, keep long work alive with
+ * working(), and drain in-flight work on stop.
+ */
+export class ConsumerRunner {
+  private messages: ConsumerMessages | null = null;
+  private running: Promise<void> | null = null;
+  private inFlight: Promise<void> = Promise.resolve();
+  private readonly js: JetStreamClient;
+  private readonly options: Required<Omit<ConsumerRunnerOptions, 'log' | 'filter'>> & Pick<ConsumerRunnerOptions, 'log' | 'filter'>;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly topo: Topology,
+    private readonly registry: EventRegistry,
+    private readonly handler: EventHandler,
+    options: ConsumerRunnerOptions,
+  ) {
+    this.js = jetstream(nc);
+    this.options = {
+      maxDeliver: 5,
+      ackWaitMs: 30_000,
+      maxAckPending: 1,
+      backoffMs: [250, 1_000, 5_000, 15_000],
+      ...options,
+    };
+  }
+
+  consumerSpec(): DurableConsumerSpec {
+    return {
+      stream: this.topo.eventsStream,
+      durable: this.options.durable,
+      filterSubject: `${this.topo.eventsSubjectRoot}.${this.options.filter ?? '>'}`,
+      maxDeliver: this.options.maxDeliver,
+      ackWaitMs: this.options.ackWaitMs,
+      maxAckPending: this.options.maxAckPending,
+    };
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    const jsm = await jetstreamManager(this.nc);
+    await ensureDeadLetterStream(jsm, this.topo);
+    await ensureDurableConsumer(jsm, this.consumerSpec());
+    const consumer = await this.js.consumers.get(this.topo.eventsStream, this.options.durable);
+    this.messages = await consumer.consume({ max_messages: Math.max(1, this.options.maxAckPending) });
+    const messages = this.messages;
+    this.running = (async () => {
+      for await (const message of messages) {
+        const work = this.process(message);
+        this.inFlight = work;
+        await work;
+      }
+    })();
+  }
+
+  /** Stops pulling, lets the message in hand finish, and returns. */
+  async stop(): Promise<void> {
+    if (!this.messages) return;
+    await this.messages.close().catch(() => undefined);
+    await this.inFlight;
+    await this.running?.catch(() => undefined);
+    this.messages = null;
+    this.running = null;
+  }
+
+  private async process(message: JsMsg): Promise<void> {
+    let event: DecodedEvent;
+    try {
+      event = this.registry.decode(parseEnvelope(message.json()));
+    } catch (error) {
+      await this.deadLetter(message, error);
+      return;
+    }
+    const parent = extractTraceContext(message.headers);
+    await withSpan(
+      `consume ${event.type}`,
+      { kind: SpanKind.CONSUMER, parent, attributes: { 'pa.consumer': this.options.durable, 'pa.global_position': event.globalPosition } },
+      async () => {
+        const keepAlive = setInterval(() => message.working(), Math.max(1_000, Math.floor(this.options.ackWaitMs / 2)));
+        try {
+          await this.handler(event, { working: () => message.working(), deliveryCount: message.info.deliveryCount, subject: message.subject });
+          await message.ackAck().catch(() => message.ack());
+        } catch (error) {
+          if (isPermanent(error) || message.info.deliveryCount >= this.options.maxDeliver) {
+            await this.deadLetter(message, error);
+          } else {
+            const backoff = this.options.backoffMs;
+            const delay = backoff[Math.min(message.info.deliveryCount - 1, backoff.length - 1)] ?? 1_000;
+            this.log('warn', 'handler failed; will retry', { durable: this.options.durable, delay, ...describe(error) });
+            message.nak(delay);
+          }
+        } finally {
+          clearInterval(keepAlive);
+        }
+      },
+    );
+  }
+
+  /** Copies the message to the dead-letter subject with the reason, then terminates it. */
+  private async deadLetter(message: JsMsg, error: unknown): Promise<void> {
+    const { code, reason } = describe(error);
+    const h = natsHeaders();
+    message.headers?.keys().forEach((key) => {
+      if (key !== BusHeaders.MessageId) h.set(key, message.headers!.get(key));
+    });
+    h.set(BusHeaders.DeadLetterCode, code);
+    h.set(BusHeaders.DeadLetterReason, reason.slice(0, 1_024));
+    h.set(BusHeaders.DeadLetterConsumer, this.options.durable);
+    h.set(BusHeaders.DeadLetterSubject, message.subject);
+    h.set(BusHeaders.DeadLetterStreamSequence, String(message.seq));
+    h.set(BusHeaders.DeadLetterDeliveries, String(message.info.deliveryCount));
+    try {
+      await this.js.publish(`${this.topo.deadLetterSubjectRoot}.${this.options.durable}`, message.data, {
+        headers: h,
+        msgID: `${this.options.durable}:${message.seq}`,
+      });
+    } catch (publishError) {
+      // Never terminate what we could not park: it is redelivered and tried again.
+      this.log('error', 'dead-letter publish failed; message will be redelivered', {
+        durable: this.options.durable,
+        error: publishError instanceof Error ? publishError.message : String(publishError),
+      });
+      message.nak(this.options.backoffMs[0]);
+      return;
+    }
+    this.log('warn', 'message dead-lettered', { durable: this.options.durable, seq: message.seq, code, reason });
+    message.term(`${code}: ${reason}`.slice(0, 256));
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void {
+    this.options.log?.(level, message, fields);
+  }
+}

@@ -1,0 +1,116 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerConfig,
+  type ConsumerInfo,
+  type JetStreamManager,
+  type StreamConfig,
+  type StreamInfo,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import type { Topology } from './topology';
+
+export function isNotFound(error: unknown): boolean {
+  return (
+    error instanceof JetStreamApiError &&
+    (error.code === JetStreamApiCodes.StreamNotFound || error.code === JetStreamApiCodes.ConsumerNotFound)
+  );
+}
+
+type StreamSpec = Partial<StreamConfig> & Pick<StreamConfig, 'name' | 'subjects'>;
+
+/** Creates the stream, or updates it when its declared settings differ. Safe to call from every replica. */
+export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<StreamInfo> {
+  let current: StreamInfo;
+  try {
+    current = await jsm.streams.info(spec.name);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    try {
+      return await jsm.streams.add(spec);
+    } catch (addError) {
+      // Another replica created it between our info and add.
+      if (addError instanceof JetStreamApiError) return jsm.streams.info(spec.name);
+      throw addError;
+    }
+  }
+  const drifted = (Object.keys(spec) as (keyof StreamSpec)[]).some(
+    (key) => JSON.stringify(current.config[key]) !== JSON.stringify(spec[key]),
+  );
+  return drifted ? jsm.streams.update(spec.name, { ...current.config, ...spec }) : current;
+}
+
+export interface EventsStreamOptions {
+  /** 1 on a single server, 3 in a cluster. */
+  replicas?: number;
+  /** How long JetStream remembers a Nats-Msg-Id for de-duplication, in milliseconds. */
+  duplicateWindowMs?: number;
+  /** 0 keeps events until removed by limits; the Postgres store remains the source of truth. */
+  maxAgeMs?: number;
+}
+
+export function ensureEventsStream(jsm: JetStreamManager, topo: Topology, options: EventsStreamOptions = {}) {
+  return ensureStream(jsm, {
+    name: topo.eventsStream,
+    subjects: [`${topo.eventsSubjectRoot}.>`],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    num_replicas: options.replicas ?? 1,
+    duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
+    max_age: nanos(options.maxAgeMs ?? 0),
+    allow_direct: true,
+  });
+}
+
+export function ensureDeadLetterStream(jsm: JetStreamManager, topo: Topology, options: { replicas?: number } = {}) {
+  return ensureStream(jsm, {
+    name: topo.deadLetterStream,
+    subjects: [`${topo.deadLetterSubjectRoot}.>`],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    num_replicas: options.replicas ?? 1,
+    allow_direct: true,
+  });
+}
+
+export interface DurableConsumerSpec {
+  stream: string;
+  durable: string;
+  filterSubject: string;
+  /** Deliveries before a failing message is dead-lettered. */
+  maxDeliver?: number;
+  /** Milliseconds a delivery may stay unacknowledged before it is redelivered. */
+  ackWaitMs?: number;
+  maxAckPending?: number;
+  deliverPolicy?: DeliverPolicy;
+}
+
+/** Creates or updates a durable pull consumer with explicit acks. */
+export async function ensureDurableConsumer(jsm: JetStreamManager, spec: DurableConsumerSpec): Promise<ConsumerInfo> {
+  const config: Partial<ConsumerConfig> = {
+    durable_name: spec.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: spec.deliverPolicy ?? DeliverPolicy.All,
+    filter_subject: spec.filterSubject,
+    max_deliver: spec.maxDeliver ?? 5,
+    ack_wait: nanos(spec.ackWaitMs ?? 30_000),
+    max_ack_pending: spec.maxAckPending ?? 1,
+  };
+  try {
+    const current = await jsm.consumers.info(spec.stream, spec.durable);
+    const drifted = (['filter_subject', 'max_deliver', 'ack_wait', 'max_ack_pending'] as const).some(
+      (key) => current.config[key] !== config[key],
+    );
+    return drifted ? jsm.consumers.update(spec.stream, spec.durable, config) : current;
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    return jsm.consumers.add(spec.stream, config);
+  }
+}

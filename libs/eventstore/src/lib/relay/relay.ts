@@ -1,0 +1,392 @@
+import { Client, type Pool } from 'pg';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type PubAck } from '@nats-io/jetstream';
+import { eventSubject, type EventEnvelope } from '@packetagent/contracts';
+import { BusHeaders, ensureEventsStream, type EventsStreamOptions, type Topology } from '@packetagent/bus';
+import { withSpan } from '@packetagent/telemetry';
+import { rowToEnvelope, type EventRow } from '../rows';
+import { DEFAULT_DOORBELL_CHANNEL } from '../event-store';
+import { decidePublishable, parseSnapshot, type PendingGap } from './gap-rule';
+import { findMissingPositions } from './stream-audit';
+
+export interface RelayOptions {
+  /** Cursor row and leadership lock name; one active relay per name. */
+  name?: string;
+  connectionString: string;
+  batchSize?: number;
+  /** Fallback poll when no doorbell rings, in milliseconds. */
+  pollIntervalMs?: number;
+  /** How often a standby tries to become the active relay, in milliseconds. */
+  leaderRetryMs?: number;
+  /** How often the stream is checked against the store, in milliseconds (0 disables). */
+  verifyIntervalMs?: number;
+  doorbellChannel?: string;
+  publishTimeoutMs?: number;
+  stream?: EventsStreamOptions;
+  log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface RelayStatus {
+  role: 'active' | 'standby' | 'stopped';
+  cursor: number;
+  streamSequence: number;
+  lastPublishAt: Date | null;
+  lastVerification: RepairReport | null;
+  lastError: string | null;
+}
+
+export interface RepairReport {
+  at: Date;
+  checkedUpTo: number;
+  streamMessages: number;
+  expected: number;
+  missing: number[];
+  republished: number;
+}
+
+const LOCK_NAMESPACE = 0x5041_5245; // "PARE"
+
+/**
+ * Publishes committed events from the Postgres store to JetStream in global order, exactly
+ * once per event id. Several replicas may run; a Postgres advisory lock on a dedicated
+ * connection picks the active one, and JetStream's expected-last-sequence check fences a
+ * deposed one that still tries to publish.
+ */
+export class OutboxRelay {
+  private readonly name: string;
+  private readonly opts: Required<Omit<RelayOptions, 'log' | 'stream' | 'connectionString' | 'name'>>;
+  private control: Client | null = null;
+  private js!: JetStreamClient;
+  private jsm!: JetStreamManager;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private rung = false;
+  private pending: PendingGap | null = null;
+  private lastVerifyAt = 0;
+  private state: RelayStatus = {
+    role: 'stopped',
+    cursor: 0,
+    streamSequence: 0,
+    lastPublishAt: null,
+    lastVerification: null,
+    lastError: null,
+  };
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly nc: NatsConnection,
+    private readonly topo: Topology,
+    private readonly options: RelayOptions,
+  ) {
+    this.name = options.name ?? 'default';
+    this.opts = {
+      batchSize: options.batchSize ?? 500,
+      pollIntervalMs: options.pollIntervalMs ?? 500,
+      leaderRetryMs: options.leaderRetryMs ?? 1_000,
+      verifyIntervalMs: options.verifyIntervalMs ?? 60_000,
+      doorbellChannel: options.doorbellChannel ?? DEFAULT_DOORBELL_CHANNEL,
+      publishTimeoutMs: options.publishTimeoutMs ?? 5_000,
+    };
+  }
+
+  status(): RelayStatus {
+    return { ...this.state };
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.js = jetstream(this.nc, { timeout: this.opts.publishTimeoutMs });
+    this.jsm = await jetstreamManager(this.nc);
+    this.state.role = 'standby';
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wakeUp();
+    await this.loop;
+    this.loop = null;
+    await this.releaseControl();
+    this.state.role = 'stopped';
+  }
+
+  /** Events committed in the store but not yet acknowledged by JetStream. */
+  async lag(): Promise<{ events: number; oldestUnpublishedAgeMs: number }> {
+    const { rows } = await this.pool.query<{ behind: string; oldest: Date | null }>(
+      `SELECT count(*) AS behind, min(occurred_at) AS oldest FROM events WHERE global_position > $1`,
+      [await this.persistedCursor()],
+    );
+    const row = rows[0]!;
+    return { events: Number(row.behind), oldestUnpublishedAgeMs: row.oldest ? Math.max(0, Date.now() - row.oldest.getTime()) : 0 };
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        if (!(await this.acquireLeadership())) {
+          await this.idle(this.opts.leaderRetryMs);
+          continue;
+        }
+        await this.becomeActive();
+        while (this.running && this.control) {
+          const progressed = await this.publishOnce();
+          if (this.opts.verifyIntervalMs > 0 && Date.now() - this.lastVerifyAt >= this.opts.verifyIntervalMs) {
+            await this.verifyAndRepair();
+          }
+          if (!progressed) await this.idle(this.pending ? Math.min(this.opts.pollIntervalMs, 20) : this.opts.pollIntervalMs);
+        }
+      } catch (error) {
+        this.state.lastError = error instanceof Error ? error.message : String(error);
+        this.log('error', 'relay iteration failed', { error: this.state.lastError });
+        await this.releaseControl();
+        await this.idle(this.opts.leaderRetryMs);
+      }
+    }
+  }
+
+  private async acquireLeadership(): Promise<boolean> {
+    if (this.control) return true;
+    const client = new Client({ connectionString: this.options.connectionString, application_name: `pa-relay-${this.name}` });
+    client.on('error', () => undefined);
+    await client.connect();
+    const { rows } = await client.query<{ acquired: boolean }>(`SELECT pg_try_advisory_lock($1, hashtext($2)) AS acquired`, [
+      LOCK_NAMESPACE,
+      this.name,
+    ]);
+    if (!rows[0]?.acquired) {
+      await client.end().catch(() => undefined);
+      this.state.role = 'standby';
+      return false;
+    }
+    // Losing this connection loses the lock: stop publishing at once.
+    client.on('end', () => {
+      if (this.control === client) {
+        this.control = null;
+        this.state.role = this.running ? 'standby' : 'stopped';
+        this.wakeUp();
+      }
+    });
+    client.on('notification', () => {
+      this.rung = true;
+      this.wakeUp();
+    });
+    await client.query(`LISTEN ${client.escapeIdentifier(this.opts.doorbellChannel)}`);
+    this.control = client;
+    this.state.role = 'active';
+    this.log('info', 'relay is active', { name: this.name });
+    return true;
+  }
+
+  private async releaseControl(): Promise<void> {
+    const client = this.control;
+    this.control = null;
+    if (client) await client.end().catch(() => undefined);
+  }
+
+  private async becomeActive(): Promise<void> {
+    const info = await ensureEventsStream(this.jsm, this.topo, this.options.stream);
+    await this.pool.query(`INSERT INTO relay_cursors (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`, [this.name]);
+    let cursor = await this.persistedCursor();
+    const tail = info.state.last_seq > 0 ? await this.positionAt(info.state.last_seq) : 0;
+    if (tail > cursor) {
+      // Published but the cursor write was lost (the previous relay died between the two).
+      cursor = tail;
+    } else if (tail < cursor && !(this.options.stream?.maxAgeMs ?? 0)) {
+      // The stream lost its tail (JetStream acknowledges before fsync): publish it again, in order.
+      this.log('warn', 'stream is behind the relay cursor; republishing its lost tail', { tail, cursor });
+      const missing = await this.countEvents(tail, cursor);
+      if (missing > 0) cursor = tail;
+    }
+    this.state.cursor = cursor;
+    this.state.streamSequence = info.state.last_seq;
+    this.pending = null;
+    await this.saveCursor();
+    await this.verifyAndRepair();
+  }
+
+  /** One read-decide-publish round. Returns whether anything moved. */
+  private async publishOnce(): Promise<boolean> {
+    this.rung = false;
+    // One statement, one snapshot: the rows and the in-progress list describe the same instant.
+    const { rows } = await this.pool.query<EventRow & { snap: string }>(
+      `SELECT s.snap, e.*
+         FROM (SELECT pg_current_snapshot()::text AS snap) s
+         LEFT JOIN LATERAL (
+           SELECT * FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2
+         ) e ON true`,
+      [this.state.cursor, this.opts.batchSize],
+    );
+    const snapshot = parseSnapshot(rows[0]!.snap);
+    const events = rows.filter((row) => row.global_position !== null).map((row) => ({ position: Number(row.global_position), row }));
+    const decision = decidePublishable(this.state.cursor, events, snapshot, this.pending);
+    this.pending = decision.pending;
+    if (decision.abandonedPositions.length) {
+      this.log('info', 'skipping positions of rolled-back transactions', { positions: decision.abandonedPositions });
+    }
+    if (decision.publish.length === 0 && decision.cursor === this.state.cursor) return false;
+    const envelopes = decision.publish.map((item) => rowToEnvelope(item.row));
+    const published = await this.publishInOrder(envelopes, false);
+    const before = this.state.cursor;
+    const fullyPublished = published === envelopes.length;
+    this.state.cursor = fullyPublished ? decision.cursor : envelopes[published - 1]?.globalPosition ?? before;
+    await this.saveCursor();
+    if (published > 0) this.state.lastPublishAt = new Date();
+    return this.state.cursor !== before;
+  }
+
+  /**
+   * Pipelines the batch, each message requiring the stream's last sequence to be the one
+   * before it, so the stream order is the store order even if a publish fails midway.
+   * Returns how many leading events are now in the stream.
+   */
+  private async publishInOrder(events: EventEnvelope[], repair: boolean): Promise<number> {
+    if (events.length === 0) return 0;
+    return withSpan('relay.publish', { attributes: { 'pa.count': events.length, 'pa.repair': repair } }, async () => {
+      const base = this.state.streamSequence;
+      const attempts = events.map((event, index) =>
+        this.js.publish(eventSubject(this.topo.eventsSubjectRoot, event), JSON.stringify(event), {
+          msgID: repair ? `${event.id}:repair:${Date.now()}` : event.id,
+          expect: { lastSequence: base + index },
+          headers: this.headersFor(event, repair),
+        }),
+      );
+      const results = await Promise.allSettled(attempts);
+      let done = 0;
+      for (const [index, result] of results.entries()) {
+        const event = events[index]!;
+        if (result.status === 'rejected') {
+          this.log('warn', 'publish failed; resynchronising with the stream', {
+            position: event.globalPosition,
+            error: result.reason instanceof Error ? result.reason.message : String(result.reason),
+          });
+          break;
+        }
+        const ack = result.value;
+        if (!ack.duplicate) {
+          this.state.streamSequence = ack.seq;
+          done++;
+          continue;
+        }
+        // A duplicate took no sequence, so the pipelined messages after it expected the wrong
+        // one: count it and let the next round publish the rest.
+        if (!(await this.stillStored(ack, event))) {
+          // The id is remembered but the message is gone (deleted within the dedupe window).
+          await this.resync();
+          if ((await this.publishInOrder([event], true)) === 0) break;
+        }
+        done++;
+        break;
+      }
+      if (done < events.length) await this.resync();
+      return done;
+    });
+  }
+
+  private headersFor(event: EventEnvelope, repair: boolean) {
+    const h = natsHeaders();
+    h.set(BusHeaders.EventId, event.id);
+    h.set(BusHeaders.GlobalPosition, String(event.globalPosition));
+    h.set(BusHeaders.EventType, event.type);
+    h.set(BusHeaders.SchemaVersion, String(event.schemaVersion));
+    if (event.traceparent) h.set(BusHeaders.Traceparent, event.traceparent);
+    if (repair) h.set(BusHeaders.Repaired, 'true');
+    return h;
+  }
+
+  private async stillStored(ack: PubAck, event: EventEnvelope): Promise<boolean> {
+    const message = await this.jsm.streams.getMessage(this.topo.eventsStream, { seq: ack.seq }).catch(() => null);
+    return message?.header?.get(BusHeaders.EventId) === event.id;
+  }
+
+  private async resync(): Promise<void> {
+    const info = await this.jsm.streams.info(this.topo.eventsStream);
+    this.state.streamSequence = info.state.last_seq;
+  }
+
+  /**
+   * Checks that the stream holds every event the cursor says was published, and republishes
+   * what is missing (marked Pa-Repaired, after the current tail).
+   */
+  async verifyAndRepair(): Promise<RepairReport> {
+    return withSpan('relay.verify', {}, async () => {
+      this.lastVerifyAt = Date.now();
+      const upTo = this.state.cursor;
+      const info = await this.jsm.streams.info(this.topo.eventsStream);
+      const expected = await this.countEvents(0, upTo);
+      let missing: number[] = [];
+      if (info.state.messages < expected) {
+        missing = await findMissingPositions(this.js, this.pool, this.topo.eventsStream, upTo, info.state.last_seq);
+      }
+      let republished = 0;
+      if (missing.length) {
+        this.log('warn', 'stream is missing published events; republishing', { count: missing.length, first: missing[0] });
+        await this.resync();
+        for (let i = 0; i < missing.length; i += this.opts.batchSize) {
+          const chunk = missing.slice(i, i + this.opts.batchSize);
+          const { rows } = await this.pool.query<EventRow>(
+            `SELECT * FROM events WHERE global_position = ANY($1) ORDER BY global_position`,
+            [chunk],
+          );
+          republished += await this.publishInOrder(rows.map(rowToEnvelope), true);
+        }
+      }
+      const report = { at: new Date(), checkedUpTo: upTo, streamMessages: info.state.messages, expected, missing, republished };
+      this.state.lastVerification = report;
+      return report;
+    });
+  }
+
+  private async positionAt(seq: number): Promise<number> {
+    const message = await this.jsm.streams.getMessage(this.topo.eventsStream, { seq }).catch(() => null);
+    const value = message?.header?.get(BusHeaders.GlobalPosition);
+    const repaired = message?.header?.get(BusHeaders.Repaired) === 'true';
+    // A repaired message sits after newer ones; the newest first-time publish is at most one back.
+    if (repaired && seq > 1) return Math.max(Number(value ?? 0), await this.positionAt(seq - 1));
+    return Number(value ?? 0);
+  }
+
+  private async countEvents(after: number, upTo: number): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM events WHERE global_position > $1 AND global_position <= $2`,
+      [after, upTo],
+    );
+    return Number(rows[0]!.n);
+  }
+
+  private async persistedCursor(): Promise<number> {
+    const { rows } = await this.pool.query<{ position: string }>(`SELECT position FROM relay_cursors WHERE name = $1`, [this.name]);
+    return rows[0] ? Number(rows[0].position) : 0;
+  }
+
+  private async saveCursor(): Promise<void> {
+    await this.pool.query(
+      `UPDATE relay_cursors SET position = $2, stream_sequence = $3, updated_at = now() WHERE name = $1`,
+      [this.name, this.state.cursor, this.state.streamSequence],
+    );
+  }
+
+  private idle(ms: number): Promise<void> {
+    if (!this.running || this.rung) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = null;
+        done();
+      };
+    });
+  }
+
+  private wakeUp(): void {
+    this.wake?.();
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void {
+    this.options.log?.(level, message, fields);
+  }
+}

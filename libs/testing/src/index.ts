@@ -1,0 +1,4 @@
+export * from './lib/env';
+export * from './lib/database';
+export * from './lib/bus';
+export * from './lib/wait';

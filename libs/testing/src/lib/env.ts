@@ -1,0 +1,11 @@
+/** Where tests find Postgres and NATS: the environment, or the local defaults. */
+export const testEnv = {
+  databaseUrl: process.env['PACKETAGENT_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  natsUrl: process.env['PACKETAGENT_TEST_NATS_URL'] ?? 'nats://127.0.0.1:4222',
+};
+
+export function databaseUrlFor(baseUrl: string, database: string): string {
+  const url = new URL(baseUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
