@@ -5,6 +5,7 @@ import {
   Identifiers,
   jsonIssues,
   newEventId,
+  sha256Hex,
   streamCategory,
   type Actor,
   type EventEnvelope,
@@ -143,12 +144,12 @@ export class PostgresEventStore {
     await withSpan('eventstore.save_snapshot', { attributes: { 'pa.stream': stream } }, () =>
       this.pool.query(
         `INSERT INTO snapshots (stream_id, name, stream_version, schema_version, state, digest)
-         VALUES ($1, $2, $3, $4, $5::jsonb, encode(sha256(convert_to($5, 'UTF8')), 'hex'))
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6)
          ON CONFLICT (stream_id, name) DO UPDATE
            SET stream_version = EXCLUDED.stream_version, schema_version = EXCLUDED.schema_version,
                state = EXCLUDED.state, digest = EXCLUDED.digest, created_at = now()
          WHERE snapshots.stream_version <= EXCLUDED.stream_version`,
-        [stream, name, snapshot.streamVersion, snapshot.schemaVersion, state],
+        [stream, name, snapshot.streamVersion, snapshot.schemaVersion, state, sha256Hex(state)],
       ),
     );
   }

@@ -33,6 +33,8 @@ export interface RelayStatus {
   lastPublishAt: Date | null;
   lastVerification: RepairReport | null;
   lastError: string | null;
+  /** First position the relay is waiting on (an in-progress transaction may still fill it). */
+  waitingOn: number | null;
 }
 
 export interface RepairReport {
@@ -71,6 +73,7 @@ export class OutboxRelay {
     lastPublishAt: null,
     lastVerification: null,
     lastError: null,
+    waitingOn: null,
   };
 
   constructor(
@@ -222,6 +225,7 @@ export class OutboxRelay {
     const events = rows.filter((row) => row.global_position !== null).map((row) => ({ position: Number(row.global_position), row }));
     const decision = decidePublishable(this.state.cursor, events, snapshot, this.pending);
     this.pending = decision.pending;
+    this.state.waitingOn = decision.pending?.from ?? null;
     if (decision.abandonedPositions.length) {
       this.log('info', 'skipping positions of rolled-back transactions', { positions: decision.abandonedPositions });
     }
