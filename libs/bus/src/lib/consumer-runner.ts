@@ -8,7 +8,7 @@ import {
 } from '@packetagent/contracts';
 import { extractTraceContext, SpanKind, withSpan } from '@packetagent/telemetry';
 import { BusHeaders } from './headers';
-import { ensureDeadLetterStream, ensureDurableConsumer, type DurableConsumerSpec } from './provisioning';
+import { ensureDeadLetterStream, ensureDurableConsumer, ensureEventsStream, type DurableConsumerSpec } from './provisioning';
 import type { Topology } from './topology';
 
 export type EventHandler<T = unknown> = (event: DecodedEvent<T>, context: HandlerContext) => Promise<void>;
@@ -87,6 +87,7 @@ export class ConsumerRunner {
   async start(): Promise<void> {
     if (this.running) return;
     const jsm = await jetstreamManager(this.nc);
+    await ensureEventsStream(jsm, this.topo, { createOnly: true });
     await ensureDeadLetterStream(jsm, this.topo);
     await ensureDurableConsumer(jsm, this.consumerSpec());
     const consumer = await this.js.consumers.get(this.topo.eventsStream, this.options.durable);
@@ -172,7 +173,9 @@ export class ConsumerRunner {
       return;
     }
     this.log('warn', 'message dead-lettered', { durable: this.options.durable, seq: message.seq, code, reason });
-    message.term(`${code}: ${reason}`.slice(0, 256));
+    // The reason travels in the dead letter's headers; a reason on +TERM itself is not
+    // understood by servers before 2.10.4, which would leave the message pending.
+    message.term();
   }
 
   private log(level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void {

@@ -24,8 +24,11 @@ export function isNotFound(error: unknown): boolean {
 
 type StreamSpec = Partial<StreamConfig> & Pick<StreamConfig, 'name' | 'subjects'>;
 
-/** Creates the stream, or updates it when its declared settings differ. Safe to call from every replica. */
-export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<StreamInfo> {
+/**
+ * Creates the stream, or updates it when its declared settings differ (unless `createOnly`,
+ * for callers that need it to exist but do not own its settings). Safe from every replica.
+ */
+export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, createOnly = false): Promise<StreamInfo> {
   let current: StreamInfo;
   try {
     current = await jsm.streams.info(spec.name);
@@ -39,6 +42,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
       throw addError;
     }
   }
+  if (createOnly) return current;
   const drifted = (Object.keys(spec) as (keyof StreamSpec)[]).some(
     (key) => JSON.stringify(current.config[key]) !== JSON.stringify(spec[key]),
   );
@@ -52,6 +56,8 @@ export interface EventsStreamOptions {
   duplicateWindowMs?: number;
   /** 0 keeps events until removed by limits; the Postgres store remains the source of truth. */
   maxAgeMs?: number;
+  /** Create it if missing but leave an existing stream's settings to its owner (the relay). */
+  createOnly?: boolean;
 }
 
 export function ensureEventsStream(jsm: JetStreamManager, topo: Topology, options: EventsStreamOptions = {}) {
@@ -65,7 +71,7 @@ export function ensureEventsStream(jsm: JetStreamManager, topo: Topology, option
     duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
     max_age: nanos(options.maxAgeMs ?? 0),
     allow_direct: true,
-  });
+  }, options.createOnly);
 }
 
 export function ensureDeadLetterStream(jsm: JetStreamManager, topo: Topology, options: { replicas?: number } = {}) {
