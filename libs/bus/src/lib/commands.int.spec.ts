@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '@packetagent/contracts';
 import { createTestBus, type TestBus } from '@packetagent/testing';
+import { topology, type Topology } from './topology';
 import { CommandBus, CommandTimeoutError, defineCommand, NoHandlerError, RemoteCommandError } from './commands';
 
 class BudgetExceededError extends DomainError {
@@ -15,14 +16,16 @@ const reserve = defineCommand(
 
 describe(CommandBus.name, () => {
   let bus: TestBus;
+  let topo: Topology;
   let server: CommandBus;
   let sut: CommandBus;
   let executions: number;
 
   beforeEach(async () => {
     bus = await createTestBus();
-    server = new CommandBus(bus.nc, bus.topo);
-    sut = new CommandBus(bus.nc, bus.topo);
+    topo = topology(bus.prefix);
+    server = new CommandBus(bus.nc, topo);
+    sut = new CommandBus(bus.nc, topo);
     executions = 0;
     server.handle(reserve, async (request) => {
       executions++;

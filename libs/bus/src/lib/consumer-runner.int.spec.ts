@@ -3,6 +3,7 @@ import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import { z } from 'zod';
 import {
   computeEventDigest,
+  DomainError,
   EventRegistry,
   newEventId,
   TransientError,
@@ -13,6 +14,11 @@ import { createTestBus, eventually, type TestBus } from '@packetagent/testing';
 import { ConsumerRunner } from './consumer-runner';
 import { BusHeaders } from './headers';
 import { ensureEventsStream } from './provisioning';
+import { topology, type Topology } from './topology';
+
+class RuleViolatedError extends DomainError {
+  readonly code = 'rule_violated';
+}
 
 let position = 0;
 function envelope(type: string, schemaVersion: number, data: Record<string, unknown>): EventEnvelope {
@@ -36,13 +42,15 @@ function envelope(type: string, schemaVersion: number, data: Record<string, unkn
 
 describe(ConsumerRunner.name, () => {
   let bus: TestBus;
+  let topo: Topology;
   const registry = new EventRegistry()
     .register('run.started', 1, z.object({ input: z.string() }))
     .register('run.started', 2, z.object({ input: z.string(), attempt: z.number() }), (v1: { input: string }) => ({ ...v1, attempt: 1 }));
 
   beforeEach(async () => {
     bus = await createTestBus();
-    await ensureEventsStream(await jetstreamManager(bus.nc), bus.topo);
+    topo = topology(bus.prefix);
+    await ensureEventsStream(await jetstreamManager(bus.nc), topo);
   });
   afterEach(() => bus.cleanup());
 
@@ -50,13 +58,13 @@ describe(ConsumerRunner.name, () => {
     const h = natsHeaders();
     const event = payload as EventEnvelope;
     if (event.id) h.set(BusHeaders.EventId, event.id);
-    await jetstream(bus.nc).publish(`${bus.topo.eventsSubjectRoot}.ws1.run.run.started`, raw ? (payload as string) : JSON.stringify(payload), { headers: h });
+    await jetstream(bus.nc).publish(`${topo.eventsSubjectRoot}.ws1.run.run.started`, raw ? (payload as string) : JSON.stringify(payload), { headers: h });
   };
 
   const deadLetters = async (): Promise<JsMsg[]> => {
-    const consumer = await jetstream(bus.nc).consumers.get(bus.topo.deadLetterStream);
+    const consumer = await jetstream(bus.nc).consumers.get(topo.deadLetterStream);
     const out: JsMsg[] = [];
-    const info = await (await jetstreamManager(bus.nc)).streams.info(bus.topo.deadLetterStream);
+    const info = await (await jetstreamManager(bus.nc)).streams.info(topo.deadLetterStream);
     if (info.state.messages === 0) return out;
     const batch = await consumer.fetch({ max_messages: info.state.messages, expires: 1_000 });
     for await (const message of batch) out.push(message);
@@ -65,7 +73,7 @@ describe(ConsumerRunner.name, () => {
 
   it('upcasts old versions, dead-letters unknown types, newer versions and malformed messages, and goes on', async () => {
     const handled: DecodedEvent[] = [];
-    const sut = new ConsumerRunner(bus.nc, bus.topo, registry, async (event) => void handled.push(event), { durable: 'projector' });
+    const sut = new ConsumerRunner(bus.nc, topo, registry, async (event) => void handled.push(event), { durable: 'projector' });
     await sut.start();
 
     await publish(envelope('run.started', 1, { input: 'old' }));
@@ -94,7 +102,7 @@ describe(ConsumerRunner.name, () => {
     ]);
     expect(parked[1]!.headers?.get(BusHeaders.DeadLetterReason)).toMatch(/schema version 3 is not known \(latest known: 2\)/);
     expect(parked[0]!.headers?.get(BusHeaders.DeadLetterConsumer)).toBe('projector');
-    expect(parked[0]!.subject).toBe(`${bus.topo.deadLetterSubjectRoot}.projector`);
+    expect(parked[0]!.subject).toBe(`${topo.deadLetterSubjectRoot}.projector`);
   });
 
   it('redelivers after a transient failure and dead-letters a permanent one', async () => {
@@ -102,14 +110,14 @@ describe(ConsumerRunner.name, () => {
     const handled: string[] = [];
     const sut = new ConsumerRunner(
       bus.nc,
-      bus.topo,
+      topo,
       registry,
       async (event) => {
         const data = event.data as { input: string };
         const n = (attempts.get(data.input) ?? 0) + 1;
         attempts.set(data.input, n);
         if (data.input === 'flaky' && n < 3) throw new TransientError('database briefly unavailable');
-        if (data.input === 'broken') throw new (class extends TransientError { override readonly retryable = false; override readonly code = 'rule_violated'; })('cannot apply');
+        if (data.input === 'broken') throw new RuleViolatedError('cannot apply');
         handled.push(data.input);
       },
       { durable: 'worker', backoffMs: [10] },
@@ -135,21 +143,21 @@ describe(ConsumerRunner.name, () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let finished = false;
-    const sut = new ConsumerRunner(bus.nc, bus.topo, registry, async () => {
+    const sut = new ConsumerRunner(bus.nc, topo, registry, async () => {
       await gate;
       finished = true;
     }, { durable: 'slow' });
     await sut.start();
     await publish(envelope('run.started', 2, { input: 'x', attempt: 1 }));
     const jsm = await jetstreamManager(bus.nc);
-    await eventually(async () => (await jsm.consumers.info(bus.topo.eventsStream, 'slow')).num_ack_pending === 1, { what: 'delivery' });
+    await eventually(async () => (await jsm.consumers.info(topo.eventsStream, 'slow')).num_ack_pending === 1, { what: 'delivery' });
 
     const stopping = sut.stop();
     release();
     await stopping;
 
     expect(finished).toBe(true);
-    const info = await jsm.consumers.info(bus.topo.eventsStream, 'slow');
+    const info = await jsm.consumers.info(topo.eventsStream, 'slow');
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_pending).toBe(0);
   });

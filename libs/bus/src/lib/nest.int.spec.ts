@@ -7,6 +7,7 @@ import { createTestBus, eventually, testEnv, type TestBus } from '@packetagent/t
 import { CommandBus, defineCommand } from './commands';
 import { BusModule, OnCommand, OnEvent } from './nest';
 import { ensureEventsStream } from './provisioning';
+import { topology, type Topology } from './topology';
 
 const ping = defineCommand('test.ping', z.object({ n: z.number() }), z.object({ n: z.number() }));
 const registry = new EventRegistry().register('test.happened', 1, z.object({ n: z.number() }));
@@ -28,15 +29,17 @@ class Handlers {
 
 describe(BusModule.name, () => {
   let bus: TestBus;
+  let topo: Topology;
   beforeEach(async () => {
     bus = await createTestBus();
-    await ensureEventsStream(await jetstreamManager(bus.nc), bus.topo);
+    topo = topology(bus.prefix);
+    await ensureEventsStream(await jetstreamManager(bus.nc), topo);
   });
   afterEach(() => bus.cleanup());
 
   it('runs the handlers a provider declares and drains them when the app closes', async () => {
     @Module({
-      imports: [BusModule.forRoot({ natsUrl: testEnv.natsUrl, serviceName: 'test', topology: bus.topo, registry })],
+      imports: [BusModule.forRoot({ natsUrl: testEnv.natsUrl, serviceName: 'test', topology: topo, registry })],
       providers: [Handlers],
     })
     class AppModule {}
@@ -49,7 +52,7 @@ describe(BusModule.name, () => {
       occurredAt: new Date().toISOString(), causationId: null, correlationId: null, traceparent: null,
       actor: { kind: 'system' as const, id: 't' }, data: { n: 41 }, prevDigest: null,
     };
-    await jetstream(bus.nc).publish(`${bus.topo.eventsSubjectRoot}.ws1.test.test.happened`, JSON.stringify({ ...body, globalPosition: 1, digest: computeEventDigest(body) }));
+    await jetstream(bus.nc).publish(`${topo.eventsSubjectRoot}.ws1.test.test.happened`, JSON.stringify({ ...body, globalPosition: 1, digest: computeEventDigest(body) }));
     await eventually(() => handlers.seen.length === 1, { what: 'the event handler' });
     expect(handlers.seen).toEqual([41]);
 

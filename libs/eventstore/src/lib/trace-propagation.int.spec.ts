@@ -1,7 +1,7 @@
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { z } from 'zod';
 import { EventRegistry } from '@packetagent/contracts';
-import { ConsumerRunner } from '@packetagent/bus';
+import { ConsumerRunner, topology, type Topology } from '@packetagent/bus';
 import { startTelemetry, withSpan, type Telemetry } from '@packetagent/telemetry';
 import { createTestBus, createTestDatabase, eventually, type TestBus, type TestDatabase } from '@packetagent/testing';
 import { PostgresEventStore } from './event-store';
@@ -12,11 +12,13 @@ describe('trace propagation', () => {
   let telemetry: Telemetry;
   let db: TestDatabase;
   let bus: TestBus;
+  let topo: Topology;
 
   beforeAll(async () => {
     telemetry = startTelemetry({ serviceName: 'test', spanProcessors: [new SimpleSpanProcessor({ exporter })] });
     db = await createTestDatabase();
     bus = await createTestBus();
+    topo = topology(bus.prefix);
   });
   afterAll(async () => {
     await bus.cleanup();
@@ -27,9 +29,9 @@ describe('trace propagation', () => {
   it('follows one request from the append through the relay to the consumer', async () => {
     const registry = new EventRegistry().register('test.happened', 1, z.object({ n: z.number() }));
     const store = new PostgresEventStore(db.pool, { registry });
-    const relay = new OutboxRelay(db.pool, bus.nc, bus.topo, { connectionString: db.url, pollIntervalMs: 50 });
+    const relay = new OutboxRelay(db.pool, bus.nc, topo, { connectionString: db.url, pollIntervalMs: 50 });
     const consumed: string[] = [];
-    const runner = new ConsumerRunner(bus.nc, bus.topo, registry, async (event) => void consumed.push(event.traceparent ?? ''), { durable: 'traced' });
+    const runner = new ConsumerRunner(bus.nc, topo, registry, async (event) => void consumed.push(event.traceparent ?? ''), { durable: 'traced' });
     await relay.start();
     await runner.start();
 

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { connectNats, topology, type Topology } from '@packetagent/bus';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { testEnv } from './env';
 
 export interface TestBus {
   nc: NatsConnection;
-  topo: Topology;
+  /** Pass to the bus library's topology(prefix). */
+  prefix: string;
   cleanup(): Promise<void>;
 }
 
@@ -16,11 +16,10 @@ export interface TestBus {
  */
 export async function createTestBus(): Promise<TestBus> {
   const prefix = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  const topo = topology(prefix);
-  const nc = await connectNats({ url: testEnv.natsUrl, name: `test-${prefix}` });
+  const nc = await connect({ servers: testEnv.natsUrl.split(','), name: `test-${prefix}` });
   return {
     nc,
-    topo,
+    prefix,
     cleanup: async () => {
       const jsm = await jetstreamManager(nc);
       const upper = prefix.toUpperCase();

@@ -1,9 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { runner } from 'node-pg-migrate';
 import { Client, Pool } from 'pg';
-import { migrateDatabase, MIGRATIONS_DIR } from '@packetagent/eventstore';
 import { databaseUrlFor, testEnv } from './env';
+
+// Read by path, not imported: the harness depends on no project library, so every library's
+// tests can use it without a dependency cycle.
+const MIGRATIONS_DIR = resolve(__dirname, '../../../eventstore/migrations');
 
 export interface TestDatabase {
   name: string;
@@ -42,7 +46,14 @@ async function ensureTemplate(): Promise<string> {
       const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
       if (rowCount) return;
       await admin.query(`CREATE DATABASE ${template}`);
-      await migrateDatabase({ databaseUrl: databaseUrlFor(testEnv.databaseUrl, template) });
+      await runner({
+        databaseUrl: databaseUrlFor(testEnv.databaseUrl, template),
+        dir: MIGRATIONS_DIR,
+        migrationsTable: 'pgmigrations',
+        direction: 'up',
+        singleTransaction: true,
+        log: () => undefined,
+      });
     } finally {
       await admin.query('SELECT pg_advisory_unlock(727274, 1)');
     }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { topology, type Topology } from '@packetagent/bus';
 import { createTestBus, createTestDatabase, eventually, testEnv, type TestBus, type TestDatabase } from '@packetagent/testing';
 import { PostgresEventStore, type NewEvent } from '../event-store';
 import { OutboxRelay } from './relay';
@@ -23,11 +24,12 @@ function expectExactlyOnceInOrder(entries: { position: number; eventId: string }
 describe(OutboxRelay.name, () => {
   let db: TestDatabase;
   let bus: TestBus;
+  let topo: Topology;
   let store: PostgresEventStore;
   const relays: OutboxRelay[] = [];
 
   const startRelay = async (options: Partial<ConstructorParameters<typeof OutboxRelay>[3]> = {}) => {
-    const relay = new OutboxRelay(db.pool, bus.nc, bus.topo, { connectionString: db.url, pollIntervalMs: 100, leaderRetryMs: 100, ...options });
+    const relay = new OutboxRelay(db.pool, bus.nc, topo, { connectionString: db.url, pollIntervalMs: 100, leaderRetryMs: 100, ...options });
     relays.push(relay);
     await relay.start();
     return relay;
@@ -36,6 +38,7 @@ describe(OutboxRelay.name, () => {
   beforeEach(async () => {
     db = await createTestDatabase({ max: 20 });
     bus = await createTestBus();
+    topo = topology(bus.prefix);
     store = new PostgresEventStore(db.pool);
   });
 
@@ -70,7 +73,7 @@ describe(OutboxRelay.name, () => {
     await Promise.all(writers);
 
     await eventually(() => sut.status().waitingOn === heldAppend.firstGlobalPosition, { what: 'relay to wait at the held position' });
-    const whileHeld = await readStreamEntries(bus.nc, bus.topo.eventsStream);
+    const whileHeld = await readStreamEntries(bus.nc, topo.eventsStream);
     expect(whileHeld.every((e) => e.position < heldAppend.firstGlobalPosition)).toBe(true);
 
     await doomed.query('ROLLBACK');
@@ -82,7 +85,7 @@ describe(OutboxRelay.name, () => {
     const positions = await storedPositions(db);
     expect(positions).toHaveLength(1 + 2 + 8 * 30);
     const entries = await eventually(async () => {
-      const current = await readStreamEntries(bus.nc, bus.topo.eventsStream);
+      const current = await readStreamEntries(bus.nc, topo.eventsStream);
       return current.length >= positions.length && current;
     }, { what: 'every event on the stream' });
     expectExactlyOnceInOrder(entries, positions);
@@ -97,7 +100,7 @@ describe(OutboxRelay.name, () => {
           SWC_NODE_PROJECT: join(ROOT, 'tsconfig.base.json'),
           PACKETAGENT_DATABASE_URL: db.url,
           PACKETAGENT_NATS_URL: testEnv.natsUrl,
-          PACKETAGENT_BUS_PREFIX: bus.topo.prefix,
+          PACKETAGENT_BUS_PREFIX: bus.prefix,
           PACKETAGENT_RELAY_BATCH_SIZE: '50',
           PACKETAGENT_RELAY_POLL_MS: '50',
         },
@@ -110,7 +113,7 @@ describe(OutboxRelay.name, () => {
     })();
     const first = spawnRelay();
     const jsm = await jetstreamManager(bus.nc);
-    await eventually(async () => (await jsm.streams.info(bus.topo.eventsStream).catch(() => null))?.state.messages! >= 200, {
+    await eventually(async () => ((await jsm.streams.info(topo.eventsStream).catch(() => null))?.state.messages ?? 0) >= 200, {
       timeoutMs: 20_000,
       what: 'the first relay to publish part of the burst',
     });
@@ -123,7 +126,7 @@ describe(OutboxRelay.name, () => {
     try {
       const positions = await storedPositions(db);
       const entries = await eventually(async () => {
-        const current = await readStreamEntries(bus.nc, bus.topo.eventsStream);
+        const current = await readStreamEntries(bus.nc, topo.eventsStream);
         return current.length >= positions.length && current;
       }, { timeoutMs: 20_000, what: 'the restarted relay to catch up' });
       expectExactlyOnceInOrder(entries, positions);
@@ -137,16 +140,16 @@ describe(OutboxRelay.name, () => {
     for (let i = 0; i < 20; i++) await store.append(`test-del${i}`, 'no_stream', [event(i)], { workspaceId: 'ws1' });
     const positions = await storedPositions(db);
     const before = await eventually(async () => {
-      const current = await readStreamEntries(bus.nc, bus.topo.eventsStream);
+      const current = await readStreamEntries(bus.nc, topo.eventsStream);
       return current.length === positions.length && current;
     }, { what: 'all events on the stream' });
 
     const jsm = await jetstreamManager(bus.nc);
     const lost = [before[4]!, before[11]!];
-    for (const entry of lost) await jsm.streams.deleteMessage(bus.topo.eventsStream, entry.seq);
+    for (const entry of lost) await jsm.streams.deleteMessage(topo.eventsStream, entry.seq);
 
     const after = await eventually(async () => {
-      const current = await readStreamEntries(bus.nc, bus.topo.eventsStream);
+      const current = await readStreamEntries(bus.nc, topo.eventsStream);
       return current.length === positions.length && current;
     }, { what: 'the lost events to be republished' });
     expect(after.map((e) => e.position).sort((a, b) => a - b)).toEqual(positions);
@@ -167,7 +170,7 @@ describe(OutboxRelay.name, () => {
 
     const positions = await storedPositions(db);
     const entries = await eventually(async () => {
-      const current = await readStreamEntries(bus.nc, bus.topo.eventsStream);
+      const current = await readStreamEntries(bus.nc, topo.eventsStream);
       return current.length === positions.length && current;
     }, { what: 'the standby to publish' });
     expectExactlyOnceInOrder(entries, positions);
