@@ -5,3 +5,4 @@ export * from './lib/verify-chain';
 export * from './lib/relay/relay';
 export * from './lib/relay/gap-rule';
 export { rowToEnvelope, type EventRow } from './lib/rows';
+export * from './lib/nest';

@@ -4,6 +4,7 @@ import {
   Module,
   SetMetadata,
   type DynamicModule,
+  type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
@@ -38,7 +39,7 @@ export interface BusModuleOptions {
 
 /** Finds @OnEvent / @OnCommand methods, starts them after bootstrap, drains them and the connection on shutdown. */
 @Injectable()
-export class BusExplorer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class BusExplorer implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly runners: ConsumerRunner[] = [];
 
   constructor(
@@ -69,10 +70,13 @@ export class BusExplorer implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     await Promise.all(this.runners.splice(0).map((runner) => runner.stop()));
     await this.commands.drain();
-    // The connection closes only after every consumer and command handler has drained.
+  }
+
+  /** Runs after every module's beforeApplicationShutdown, so nothing still needs the connection. */
+  async onApplicationShutdown(): Promise<void> {
     await this.nc.drain().catch(() => undefined);
   }
 }

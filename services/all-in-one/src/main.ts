@@ -1,0 +1,53 @@
+// Tracing starts before anything it instruments is loaded.
+import { startTelemetry } from '@packetagent/telemetry';
+
+const telemetry = startTelemetry({ serviceName: 'packetagent' });
+
+import 'reflect-metadata';
+import { ConsoleLogger, Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { migrateDatabase } from '@packetagent/eventstore';
+import { AppModule } from './app.module';
+import { ConfigurationError, parseEnv } from './env';
+
+async function bootstrap(): Promise<void> {
+  const env = parseEnv();
+  const logger = new ConsoleLogger('packetagent', { json: env.PACKETAGENT_LOG_FORMAT === 'json' });
+  const log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => {
+    const text = fields ? `${message} ${JSON.stringify(fields)}` : message;
+    if (level === 'error') logger.error(text, undefined, 'relay');
+    else if (level === 'warn') logger.warn(text, 'relay');
+    else logger.log(text, 'relay');
+  };
+
+  if (env.PACKETAGENT_MIGRATE_ON_START) {
+    const applied = await migrateDatabase({ databaseUrl: env.PACKETAGENT_DATABASE_URL });
+    logger.log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date', 'migrations');
+  }
+
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env, log), new FastifyAdapter({ bodyLimit: 1_048_576 }), {
+    logger,
+  });
+  await app.listen(env.PACKETAGENT_PORT, env.PACKETAGENT_HOST);
+  logger.log(`listening on http://${env.PACKETAGENT_HOST}:${env.PACKETAGENT_PORT}`, 'http');
+
+  // Drain consumers and the relay, close connections, then exit 0: a stop is not a failure.
+  const stop = async (signal: NodeJS.Signals) => {
+    logger.log(`${signal} received; shutting down`, 'lifecycle');
+    await app.close();
+    await telemetry.shutdown();
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+bootstrap().catch((error: unknown) => {
+  if (error instanceof ConfigurationError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    new Logger('packetagent').error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  }
+  process.exit(1);
+});
