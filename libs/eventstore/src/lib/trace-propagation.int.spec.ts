@@ -1,4 +1,4 @@
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
 import { EventRegistry } from '@packetagent/contracts';
 import { ConsumerRunner, topology, type Topology } from '@packetagent/bus';
@@ -15,7 +15,7 @@ describe('trace propagation', () => {
   let topo: Topology;
 
   beforeAll(async () => {
-    telemetry = startTelemetry({ serviceName: 'test', spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    telemetry = startTelemetry({ serviceName: 'test', spanProcessors: [new SimpleSpanProcessor(exporter)] });
     db = await createTestDatabase();
     bus = await createTestBus();
     topo = topology(bus.prefix);

@@ -4,7 +4,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 export interface TelemetryOptions {
   serviceName: string;
@@ -32,7 +32,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   const processors =
     options.spanProcessors ??
     (endpoint
-      ? [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }) })]
+      ? [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }))]
       : [new NoopSpanProcessor()]);
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ 'service.name': options.serviceName }),

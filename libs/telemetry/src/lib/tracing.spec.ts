@@ -1,4 +1,4 @@
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { startTelemetry, type Telemetry } from './sdk';
 import { contextFromTraceparent, currentTraceparent, extractTraceContext, injectTraceContext, withSpan } from './tracing';
 
@@ -16,7 +16,7 @@ describe('tracing helpers', () => {
   const exporter = new InMemorySpanExporter();
   let telemetry: Telemetry;
   beforeAll(() => {
-    telemetry = startTelemetry({ serviceName: 'test', spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    telemetry = startTelemetry({ serviceName: 'test', spanProcessors: [new SimpleSpanProcessor(exporter)] });
   });
   afterAll(() => telemetry.shutdown());
 

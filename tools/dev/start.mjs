@@ -1,0 +1,134 @@
+// `npm start`: installs what is missing, starts Postgres and NATS unless URLs are given, then
+// the all-in-one app; Ctrl-C stops everything this command started.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureInstalled, ROOT } from './install.mjs';
+
+const DATA = process.env.PACKETAGENT_DATA_DIR ?? join(ROOT, '.data');
+const LOCK = join(DATA, 'packetagent.pid');
+const PORT = Number(process.env.PACKETAGENT_PORT ?? 8484);
+const log = (message) => process.stdout.write(`${message}\n`);
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One `npm start` per data directory: a second one says so and exits non-zero. */
+function takeLock() {
+  mkdirSync(DATA, { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(LOCK, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      const pid = Number(readFileSync(LOCK, 'utf8'));
+      if (pid && alive(pid)) {
+        process.stderr.write(
+          `PacketAgent is already running from this directory (pid ${pid}, http://127.0.0.1:${PORT}). Stop it with Ctrl-C in its terminal first.\n`,
+        );
+        process.exit(1);
+      }
+      rmSync(LOCK, { force: true });
+    }
+  }
+  throw new Error(`could not take ${LOCK}`);
+}
+
+async function main() {
+  takeLock();
+  const stops = [];
+  let stopping = false;
+  const stopAll = async (code) => {
+    if (stopping) return;
+    stopping = true;
+    log('\nStopping...');
+    for (const stop of stops.reverse()) await stop().catch((error) => process.stderr.write(`${error.message}\n`));
+    rmSync(LOCK, { force: true });
+    process.exit(code);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stopAll(0));
+
+  try {
+    ensureInstalled();
+    const { ensureDatabase, startEmbeddedPostgres, startNatsServer } = await import('./infra.mjs');
+
+    let databaseUrl = process.env.PACKETAGENT_DATABASE_URL;
+    if (!databaseUrl) {
+      const pg = await startEmbeddedPostgres({
+        dataDir: join(DATA, 'postgres'),
+        port: Number(process.env.PACKETAGENT_EMBEDDED_POSTGRES_PORT ?? 54329),
+        log,
+      });
+      stops.push(pg.stop);
+      databaseUrl = await ensureDatabase(pg.url, 'packetagent');
+      log(`Postgres: embedded, data in ${join(DATA, 'postgres')}`);
+    }
+
+    let natsUrl = process.env.PACKETAGENT_NATS_URL;
+    if (!natsUrl) {
+      const nats = await startNatsServer({
+        storeDir: join(DATA, 'nats'),
+        port: Number(process.env.PACKETAGENT_EMBEDDED_NATS_PORT ?? 4229),
+        log,
+      });
+      stops.push(nats.stop);
+      natsUrl = nats.url;
+    }
+
+    const app = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'services/all-in-one/src/main.ts')], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        SWC_NODE_PROJECT: join(ROOT, 'tsconfig.base.json'),
+        PACKETAGENT_DATABASE_URL: databaseUrl,
+        PACKETAGENT_NATS_URL: natsUrl,
+        PACKETAGENT_PORT: String(PORT),
+      },
+      stdio: 'inherit',
+      detached: true,
+    });
+    const appExited = new Promise((resolve) => app.once('exit', resolve));
+    stops.push(async () => {
+      if (app.exitCode === null && app.signalCode === null) {
+        app.kill('SIGTERM');
+        await appExited;
+      }
+    });
+    appExited.then((code) => {
+      if (!stopping) {
+        process.stderr.write(`The PacketAgent app exited (${code}); stopping the rest.\n`);
+        void stopAll(1);
+      }
+    });
+
+    const base = `http://127.0.0.1:${PORT}`;
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const ready = await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false);
+      if (ready) break;
+      if (stopping) return;
+      if (Date.now() > deadline) throw new Error(`the app did not become ready at ${base}/readyz within 120 s`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    log('');
+    log(`PacketAgent is running at ${base}`);
+    log(`  health:    ${base}/healthz   readiness: ${base}/readyz`);
+    log('  sign-in:   this release has no user accounts yet; the API and console sign-in (first-run setup token in');
+    log(`             ${join(DATA, 'setup-token')}) come with the gateway. Until then, keep the port on 127.0.0.1.`);
+    log('Press Ctrl-C to stop everything this command started.');
+  } catch (error) {
+    process.stderr.write(`\n${error.message}\n`);
+    await stopAll(1);
+  }
+}
+
+main();
