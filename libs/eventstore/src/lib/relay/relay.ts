@@ -6,7 +6,7 @@ import { BusHeaders, ensureEventsStream, type EventsStreamOptions, type Topology
 import { withSpan } from '@packetagent/telemetry';
 import { rowToEnvelope, type EventRow } from '../rows';
 import { DEFAULT_DOORBELL_CHANNEL } from '../event-store';
-import { decidePublishable, parseSnapshot, type PendingGap } from './gap-rule';
+import { decidePublishable, parseSnapshot, type PendingGap, type PgSnapshot } from './gap-rule';
 import { findMissingPositions } from './stream-audit';
 
 export interface RelayOptions {
@@ -23,6 +23,8 @@ export interface RelayOptions {
   doorbellChannel?: string;
   publishTimeoutMs?: number;
   stream?: EventsStreamOptions;
+  /** Called when JetStream has acknowledged events, with the time in epoch milliseconds (fractional). */
+  onPublished?: (events: readonly WireEvent[], ackedAt: number) => void;
   log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -46,6 +48,31 @@ export interface RepairReport {
   republished: number;
 }
 
+/** What the relay needs to publish one event: routing fields and the envelope's JSON text. */
+export interface WireEvent {
+  position: number;
+  id: string;
+  type: string;
+  workspaceId: string;
+  stream: string;
+  schemaVersion: number;
+  traceparent: string | null;
+  json: string;
+}
+
+function toWire(event: EventEnvelope): WireEvent {
+  return {
+    position: event.globalPosition,
+    id: event.id,
+    type: event.type,
+    workspaceId: event.workspaceId,
+    stream: event.stream,
+    schemaVersion: event.schemaVersion,
+    traceparent: event.traceparent,
+    json: JSON.stringify(event),
+  };
+}
+
 const LOCK_NAMESPACE = 0x5041_5245; // "PARE"
 
 /**
@@ -56,7 +83,7 @@ const LOCK_NAMESPACE = 0x5041_5245; // "PARE"
  */
 export class OutboxRelay {
   private readonly name: string;
-  private readonly opts: Required<Omit<RelayOptions, 'log' | 'stream' | 'connectionString' | 'name'>>;
+  private readonly opts: Required<Omit<RelayOptions, 'log' | 'stream' | 'connectionString' | 'name' | 'onPublished'>>;
   private control: Client | null = null;
   private js!: JetStreamClient;
   private jsm!: JetStreamManager;
@@ -66,6 +93,8 @@ export class OutboxRelay {
   private rung = false;
   private pending: PendingGap | null = null;
   private lastVerifyAt = 0;
+  private prefetched: { after: number; batch: ReturnType<OutboxRelay['readBatch']> } | null = null;
+  private cursorWrites: Promise<void> = Promise.resolve();
   private state: RelayStatus = {
     role: 'stopped',
     cursor: 0,
@@ -111,6 +140,7 @@ export class OutboxRelay {
     this.wakeUp();
     await this.loop;
     this.loop = null;
+    await this.cursorWrites;
     await this.releaseControl();
     this.state.role = 'stopped';
   }
@@ -212,32 +242,76 @@ export class OutboxRelay {
   /** One read-decide-publish round. Returns whether anything moved. */
   private async publishOnce(): Promise<boolean> {
     this.rung = false;
-    // One statement, one snapshot: the rows and the in-progress list describe the same instant.
-    const { rows } = await this.pool.query<EventRow & { snap: string }>(
-      `SELECT s.snap, e.*
-         FROM (SELECT pg_current_snapshot()::text AS snap) s
-         LEFT JOIN LATERAL (
-           SELECT * FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2
-         ) e ON true`,
-      [this.state.cursor, this.opts.batchSize],
-    );
-    const snapshot = parseSnapshot(rows[0]!.snap);
-    const events = rows.filter((row) => row.global_position !== null).map((row) => ({ position: Number(row.global_position), row }));
-    const decision = decidePublishable(this.state.cursor, events, snapshot, this.pending);
+    const prefetched = this.prefetched;
+    this.prefetched = null;
+    const batch = prefetched?.after === this.state.cursor ? await prefetched.batch : await this.readBatch(this.state.cursor);
+    const decision = decidePublishable(this.state.cursor, batch.events, batch.snapshot, this.pending);
     this.pending = decision.pending;
     this.state.waitingOn = decision.pending?.from ?? null;
     if (decision.abandonedPositions.length) {
       this.log('info', 'skipping positions of rolled-back transactions', { positions: decision.abandonedPositions });
     }
     if (decision.publish.length === 0 && decision.cursor === this.state.cursor) return false;
-    const envelopes = decision.publish.map((item) => rowToEnvelope(item.row));
+    const envelopes = decision.publish;
+    // A full batch means more is probably waiting: read it while this one is being published.
+    if (batch.events.length === this.opts.batchSize && decision.pending === null) {
+      this.prefetched = { after: decision.cursor, batch: this.readBatch(decision.cursor) };
+      this.prefetched.batch.catch(() => undefined);
+    }
     const published = await this.publishInOrder(envelopes, false);
+    const ackedAt = performance.timeOrigin + performance.now();
     const before = this.state.cursor;
     const fullyPublished = published === envelopes.length;
-    this.state.cursor = fullyPublished ? decision.cursor : envelopes[published - 1]?.globalPosition ?? before;
-    await this.saveCursor();
-    if (published > 0) this.state.lastPublishAt = new Date();
+    this.state.cursor = fullyPublished ? decision.cursor : envelopes[published - 1]?.position ?? before;
+    // Not awaited: a lost cursor write only means a restart finds the stream tail ahead of it.
+    this.cursorWrites = this.cursorWrites.then(() => this.saveCursor()).catch((error: unknown) => {
+      this.log('warn', 'cursor write failed', { error: error instanceof Error ? error.message : String(error) });
+    });
+    if (published > 0) {
+      this.state.lastPublishAt = new Date();
+      this.options.onPublished?.(envelopes.slice(0, published), ackedAt);
+    }
     return this.state.cursor !== before;
+  }
+
+  /**
+   * Rows after `after` and the snapshot they were read in, from one statement (one snapshot).
+   * Postgres renders each envelope's JSON itself, so the relay forwards text without parsing
+   * and re-serialising every event.
+   */
+  private async readBatch(after: number): Promise<{ snapshot: PgSnapshot; events: WireEvent[] }> {
+    const { rows } = await this.pool.query<{ snap: string; p: string | null; id: string; type: string; workspace_id: string; stream_id: string; schema_version: number; traceparent: string | null; envelope: string }>(
+      `SELECT s.snap, e.global_position AS p, e.event_id AS id, e.type, e.workspace_id, e.stream_id, e.schema_version,
+              e.metadata->>'traceparent' AS traceparent,
+              json_build_object(
+                'id', e.event_id, 'type', e.type, 'schemaVersion', e.schema_version, 'stream', e.stream_id,
+                'streamVersion', e.stream_version, 'globalPosition', e.global_position, 'workspaceId', e.workspace_id,
+                'occurredAt', to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                'causationId', e.metadata->'causationId', 'correlationId', e.metadata->'correlationId',
+                'traceparent', e.metadata->'traceparent', 'actor', e.metadata->'actor', 'data', e.data,
+                'digest', e.digest, 'prevDigest', e.prev_digest
+              )::text AS envelope
+         FROM (SELECT pg_current_snapshot()::text AS snap) s
+         LEFT JOIN LATERAL (
+           SELECT * FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2
+         ) e ON true`,
+      [after, this.opts.batchSize],
+    );
+    return {
+      snapshot: parseSnapshot(rows[0]!.snap),
+      events: rows
+        .filter((row) => row.p !== null)
+        .map((row) => ({
+          position: Number(row.p),
+          id: row.id,
+          type: row.type,
+          workspaceId: row.workspace_id,
+          stream: row.stream_id,
+          schemaVersion: row.schema_version,
+          traceparent: row.traceparent,
+          json: row.envelope,
+        })),
+    };
   }
 
   /**
@@ -245,12 +319,12 @@ export class OutboxRelay {
    * before it, so the stream order is the store order even if a publish fails midway.
    * Returns how many leading events are now in the stream.
    */
-  private async publishInOrder(events: EventEnvelope[], repair: boolean): Promise<number> {
+  private async publishInOrder(events: WireEvent[], repair: boolean): Promise<number> {
     if (events.length === 0) return 0;
     return withSpan('relay.publish', { attributes: { 'pa.count': events.length, 'pa.repair': repair } }, async () => {
       const base = this.state.streamSequence;
       const attempts = events.map((event, index) =>
-        this.js.publish(eventSubject(this.topo.eventsSubjectRoot, event), JSON.stringify(event), {
+        this.js.publish(eventSubject(this.topo.eventsSubjectRoot, event), event.json, {
           msgID: repair ? `${event.id}:repair:${Date.now()}` : event.id,
           expect: { lastSequence: base + index },
           headers: this.headersFor(event, repair),
@@ -262,7 +336,7 @@ export class OutboxRelay {
         const event = events[index]!;
         if (result.status === 'rejected') {
           this.log('warn', 'publish failed; resynchronising with the stream', {
-            position: event.globalPosition,
+            position: event.position,
             error: result.reason instanceof Error ? result.reason.message : String(result.reason),
           });
           break;
@@ -288,10 +362,10 @@ export class OutboxRelay {
     });
   }
 
-  private headersFor(event: EventEnvelope, repair: boolean) {
+  private headersFor(event: WireEvent, repair: boolean) {
     const h = natsHeaders();
     h.set(BusHeaders.EventId, event.id);
-    h.set(BusHeaders.GlobalPosition, String(event.globalPosition));
+    h.set(BusHeaders.GlobalPosition, String(event.position));
     h.set(BusHeaders.EventType, event.type);
     h.set(BusHeaders.SchemaVersion, String(event.schemaVersion));
     if (event.traceparent) h.set(BusHeaders.Traceparent, event.traceparent);
@@ -299,7 +373,7 @@ export class OutboxRelay {
     return h;
   }
 
-  private async stillStored(ack: PubAck, event: EventEnvelope): Promise<boolean> {
+  private async stillStored(ack: PubAck, event: WireEvent): Promise<boolean> {
     const message = await this.jsm.streams.getMessage(this.topo.eventsStream, { seq: ack.seq }).catch(() => null);
     return message?.header?.get(BusHeaders.EventId) === event.id;
   }
@@ -333,7 +407,7 @@ export class OutboxRelay {
             `SELECT * FROM events WHERE global_position = ANY($1) ORDER BY global_position`,
             [chunk],
           );
-          republished += await this.publishInOrder(rows.map(rowToEnvelope), true);
+          republished += await this.publishInOrder(rows.map((row) => toWire(rowToEnvelope(row))), true);
         }
       }
       const report = { at: new Date(), checkedUpTo: upTo, streamMessages: info.state.messages, expected, missing, republished };

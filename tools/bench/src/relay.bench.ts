@@ -1,0 +1,122 @@
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Pool } from 'pg';
+import { ensureEventsStream, type Topology } from '@packetagent/bus';
+import { OutboxRelay, PostgresEventStore, type NewEvent } from '@packetagent/eventstore';
+import { now, summarise, type Summary } from './stats';
+
+const actor = { kind: 'system', id: 'bench' } as const;
+const event = (i: number): NewEvent => ({ type: 'bench.happened', schemaVersion: 1, data: { i, note: 'relay benchmark' }, actor });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface LagResult {
+  kind: 'relay (commit -> JetStream ack)' | 'direct nats.js publish (publish -> ack)';
+  ratePerSecond: number;
+  lagMs: Summary;
+}
+
+export interface RateResult {
+  kind: 'relay drain' | 'direct nats.js async publish';
+  events: number;
+  eventsPerSecond: number;
+}
+
+/** Calls `fire(k)` at `rate` per second for `count` operations, with at most `maxInFlight` pending. */
+async function paced(count: number, rate: number, maxInFlight: number, fire: (k: number) => Promise<void>): Promise<void> {
+  const start = now();
+  const inFlight = new Set<Promise<void>>();
+  for (let k = 0; k < count; k++) {
+    const due = start + (k * 1_000) / rate;
+    const wait = due - now();
+    if (wait > 0) await sleep(wait);
+    while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+    const p = fire(k).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  }
+  await Promise.all(inFlight);
+}
+
+function relayFor(pool: Pool, nc: NatsConnection, topo: Topology, url: string, onPublished: (ids: string[], at: number) => void) {
+  return new OutboxRelay(pool, nc, topo, {
+    connectionString: url,
+    verifyIntervalMs: 0,
+    batchSize: Number(process.env['PACKETAGENT_RELAY_BATCH_SIZE'] ?? 500),
+    onPublished: (events, at) => onPublished(events.map((e) => e.id), at),
+  });
+}
+
+export async function benchRelayLag(pool: Pool, nc: NatsConnection, topo: Topology, url: string, rate: number, seconds: number): Promise<LagResult> {
+  const committedAt = new Map<string, number>();
+  const ackedAt = new Map<string, number>();
+  const relay = relayFor(pool, nc, topo, url, (ids, at) => ids.forEach((id) => ackedAt.set(id, at)));
+  await relay.start();
+  const store = new PostgresEventStore(pool);
+  // Warm up (JIT, connections, stream creation) before anything is recorded.
+  await paced(rate * 2, rate, 32, async (k) => void (await store.append(`benchwarm-${k}`, 'no_stream', [event(k)], { workspaceId: 'bench' })));
+  while ((relay.status().cursor ?? 0) < rate * 2) await sleep(20);
+  const total = rate * seconds;
+  await paced(total, rate, 32, async (k) => {
+    const result = await store.append(`benchlag-${k}`, 'no_stream', [event(k)], { workspaceId: 'bench' });
+    committedAt.set(result.events[0]!.id, now());
+  });
+  while ([...committedAt.keys()].some((id) => !ackedAt.has(id))) await sleep(20);
+  await relay.stop();
+  const lags = [...committedAt].map(([id, at]) => Math.max(0, ackedAt.get(id)! - at));
+  if (process.env['PACKETAGENT_BENCH_DEBUG']) {
+    for (let i = 0; i < lags.length; i += lags.length / 20) process.stderr.write(`${i}: ${Math.max(...lags.slice(i, i + lags.length / 20)).toFixed(1)} `);
+  }
+  return { kind: 'relay (commit -> JetStream ack)', ratePerSecond: rate, lagMs: summarise(lags) };
+}
+
+export async function benchDirectPublishLag(nc: NatsConnection, topo: Topology, rate: number, seconds: number): Promise<LagResult> {
+  const js = jetstream(nc);
+  const lags: number[] = [];
+  await paced(rate * seconds, rate, 32, async (k) => {
+    const t0 = now();
+    await js.publish(`${topo.eventsSubjectRoot}.bench.direct.bench.lag`, JSON.stringify(event(k)), { msgID: `direct-lag-${k}-${t0}` });
+    lags.push(now() - t0);
+  });
+  return { kind: 'direct nats.js publish (publish -> ack)', ratePerSecond: rate, lagMs: summarise(lags) };
+}
+
+/** Loads `count` events with the relay stopped, then measures how fast it drains them. */
+export async function benchRelayDrain(pool: Pool, nc: NatsConnection, topo: Topology, url: string, count: number): Promise<RateResult> {
+  const store = new PostgresEventStore(pool, { doorbellChannel: null });
+  const perAppend = 100;
+  const writers = 8;
+  await Promise.all(
+    Array.from({ length: writers }, async (_, w) => {
+      for (let i = 0; i < count / perAppend / writers; i++) {
+        await store.append(`benchdrain-${w}`, i * perAppend, Array.from({ length: perAppend }, (_, e) => event(e)), { workspaceId: 'bench' });
+      }
+    }),
+  );
+  let published = 0;
+  let firstAt = 0;
+  let finishedAt = 0;
+  const relay = relayFor(pool, nc, topo, url, (ids, at) => {
+    if (published === 0) firstAt = at;
+    published += ids.length;
+    finishedAt = at;
+  });
+  await relay.start();
+  while (published < count) await sleep(10);
+  await relay.stop();
+  // From the first acknowledged batch to the last: start-up (stream check, leadership) is excluded.
+  return { kind: 'relay drain', events: count, eventsPerSecond: count / ((finishedAt - firstAt) / 1_000) };
+}
+
+export async function benchDirectPublishRate(nc: NatsConnection, topo: Topology, count: number): Promise<RateResult> {
+  await ensureEventsStream(await jetstreamManager(nc), topo);
+  const js = jetstream(nc);
+  const window = 500;
+  const started = now();
+  for (let i = 0; i < count; i += window) {
+    await Promise.all(
+      Array.from({ length: Math.min(window, count - i) }, (_, j) =>
+        js.publish(`${topo.eventsSubjectRoot}.bench.direct.bench.rate`, JSON.stringify(event(i + j)), { msgID: `direct-rate-${i + j}-${started}` }),
+      ),
+    );
+  }
+  return { kind: 'direct nats.js async publish', events: count, eventsPerSecond: count / ((now() - started) / 1_000) };
+}
