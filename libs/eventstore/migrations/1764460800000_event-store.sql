@@ -59,13 +59,12 @@ CREATE TABLE snapshots (
   PRIMARY KEY (stream_id, name)
 );
 
--- Where each relay has got to: the last global position acknowledged by JetStream.
+-- Where each relay has got to: the last global position acknowledged by JetStream, and when
+-- it last moved (readiness uses it to tell a stalled relay from an idle one).
 CREATE TABLE relay_cursors (
-  name             text PRIMARY KEY,
-  position         bigint NOT NULL DEFAULT 0,
-  stream_sequence  bigint NOT NULL DEFAULT 0,
-  verified_position bigint NOT NULL DEFAULT 0,
-  updated_at       timestamptz NOT NULL DEFAULT now()
+  name        text PRIMARY KEY,
+  position    bigint NOT NULL DEFAULT 0,
+  updated_at  timestamptz NOT NULL DEFAULT now()
 );
 
 -- The whole append in one round trip: concurrency check against the stream head, the events in

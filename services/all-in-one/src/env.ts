@@ -18,7 +18,7 @@ export const EnvSchema = z.object({
   PACKETAGENT_RELAY_POLL_MS: milliseconds.default(500),
   PACKETAGENT_RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(5_000).default(500),
   PACKETAGENT_RELAY_VERIFY_INTERVAL_MS: milliseconds.default(60_000),
-  /** Readiness fails when the oldest unpublished event is older than this. */
+  /** Readiness fails when committed events have waited longer than this for the relay. */
   PACKETAGENT_READY_MAX_RELAY_LAG_MS: milliseconds.default(30_000),
   PACKETAGENT_LOG_FORMAT: z.enum(['text', 'json']).default('text'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),

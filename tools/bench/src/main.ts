@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { topology, type Topology } from '@packetagent/bus';
 import { createTestBus, createTestDatabase, type TestDatabase } from '@packetagent/testing';
 import { benchRawInsert, benchStoreAppend, createRawTable, type AppendCase, type AppendResult } from './append.bench';
@@ -14,11 +15,11 @@ import { ratio, table } from './stats';
 const quick = process.env['PACKETAGENT_BENCH_QUICK'] === '1';
 const scale = quick ? 0.1 : 1;
 
-async function withFresh<T>(fn: (fresh: { db: TestDatabase; topo: Topology }) => Promise<T>): Promise<T> {
+async function withFresh<T>(fn: (fresh: { db: TestDatabase; nc: NatsConnection; topo: Topology }) => Promise<T>): Promise<T> {
   const db = await createTestDatabase({ max: 40 });
   const bus = await createTestBus();
   try {
-    return await fn({ db, topo: topology(bus.prefix) });
+    return await fn({ db, nc: bus.nc, topo: topology(bus.prefix) });
   } finally {
     await bus.cleanup();
     await db.drop();
@@ -27,8 +28,6 @@ async function withFresh<T>(fn: (fresh: { db: TestDatabase; topo: Topology }) =>
 
 async function main(): Promise<void> {
   const db = await createTestDatabase({ max: 24 });
-  const bus = await createTestBus();
-  const topo = topology(bus.prefix);
   try {
     await createRawTable(db.pool);
     const cases: AppendCase[] = [
@@ -60,10 +59,10 @@ async function main(): Promise<void> {
     const seconds = quick ? 2 : 10;
     const drainCount = quick ? 8_000 : 48_000;
     // Each relay measurement starts from an empty store and its own stream.
-    const relayLag = await withFresh((fresh) => benchRelayLag(fresh.db.pool, bus.nc, fresh.topo, fresh.db.url, 1_000, seconds));
-    const directLag = await withFresh((fresh) => benchDirectPublishLag(bus.nc, fresh.topo, 1_000, seconds));
-    const relayDrain = await withFresh((fresh) => benchRelayDrain(fresh.db.pool, bus.nc, fresh.topo, fresh.db.url, drainCount));
-    const directRate = await withFresh((fresh) => benchDirectPublishRate(bus.nc, fresh.topo, drainCount));
+    const relayLag = await withFresh((fresh) => benchRelayLag(fresh.db.pool, fresh.nc, fresh.topo, fresh.db.url, 1_000, seconds));
+    const directLag = await withFresh((fresh) => benchDirectPublishLag(fresh.nc, fresh.topo, 1_000, seconds));
+    const relayDrain = await withFresh((fresh) => benchRelayDrain(fresh.db.pool, fresh.nc, fresh.topo, fresh.db.url, drainCount));
+    const directRate = await withFresh((fresh) => benchDirectPublishRate(fresh.nc, fresh.topo, drainCount));
     const storeRate = Math.max(...append.map((a) => a.ours.eventsPerSecond));
     const storeSingle = append.find((a) => a.ours.case.clients === 16 && a.ours.case.eventsPerAppend === 1)!.ours.eventsPerSecond;
 
@@ -87,7 +86,6 @@ async function main(): Promise<void> {
     writeFileSync(join(dir, 'latest.json'), JSON.stringify(results, null, 2));
     process.stdout.write(`\nwrote ${file}\n`);
   } finally {
-    await bus.cleanup();
     await db.drop();
   }
 }

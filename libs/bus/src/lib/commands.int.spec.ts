@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { DomainError } from '@packetagent/contracts';
 import { createTestBus, type TestBus } from '@packetagent/testing';
 import { topology, type Topology } from './topology';
-import { CommandBus, CommandTimeoutError, defineCommand, NoHandlerError, RemoteCommandError } from './commands';
+import { Kvm } from '@nats-io/kv';
+import { CommandBus, CommandTimeoutError, defineCommand, idempotencyEntry, NoHandlerError, RemoteCommandError } from './commands';
 
 class BudgetExceededError extends DomainError {
   readonly code = 'budget_exceeded';
@@ -87,5 +88,44 @@ describe(CommandBus.name, () => {
     await bus.nc.flush();
     await expect(sut.request(slow, {}, { timeoutMs: 200 })).rejects.toBeInstanceOf(CommandTimeoutError);
     finish();
+  });
+
+  it('takes over a key whose handler died mid-command once the lease has passed', async () => {
+    const leased = new CommandBus(bus.nc, topo, { inProgressLeaseMs: 50, queueGroup: 'leased' });
+    const ran: string[] = [];
+    const recover = defineCommand('budget.recover', z.object({}), z.object({ ok: z.boolean() }));
+    leased.handle(recover, async () => {
+      ran.push('again');
+      return { ok: true };
+    });
+    await bus.nc.flush();
+    const kv = await new Kvm(bus.nc).create(topo.commandResultsBucket, { history: 1 });
+    await kv.put(idempotencyEntry('budget.recover', 'k-crashed'), `in_progress:${Date.now() - 1_000}`);
+
+    await expect(sut.request(recover, {}, { idempotencyKey: 'k-crashed' })).resolves.toEqual({ ok: true });
+    await expect(sut.request(recover, {}, { idempotencyKey: 'k-crashed' })).resolves.toEqual({ ok: true });
+    expect(ran).toEqual(['again']);
+    await leased.drain();
+  });
+
+  it('lets commands being handled reply before drain() returns', async () => {
+    const slow = defineCommand('slow.drain', z.object({}), z.object({ done: z.boolean() }));
+    let started!: () => void;
+    const handling = new Promise<void>((resolve) => (started = resolve));
+    let finish!: () => void;
+    server.handle(slow, async () => {
+      started();
+      await new Promise<void>((resolve) => (finish = resolve));
+      return { done: true };
+    });
+    await bus.nc.flush();
+    const reply = sut.request(slow, {}, { timeoutMs: 5_000 });
+    await handling;
+
+    const draining = server.drain();
+    finish();
+    await draining;
+
+    await expect(reply).resolves.toEqual({ done: true });
   });
 });

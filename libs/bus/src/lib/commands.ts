@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { z } from 'zod';
-import { DomainError, ValidationError } from '@packetagent/contracts';
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { DomainError, TransientError, ValidationError } from '@packetagent/contracts';
 import { extractTraceContext, injectTraceContext, SpanKind, withSpan } from '@packetagent/telemetry';
 import { BusHeaders } from './headers';
 import type { Topology } from './topology';
@@ -64,6 +65,13 @@ export interface CommandContext {
 
 const IN_PROGRESS = 'in_progress';
 
+function isWrongLastSequence(error: unknown): boolean {
+  return (
+    error instanceof JetStreamApiError &&
+    (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
+}
+
 /**
  * Typed request/reply over NATS. Requests are validated before they leave and again on
  * arrival; replies are a result or a typed error. With an idempotency key, the first
@@ -71,13 +79,23 @@ const IN_PROGRESS = 'in_progress';
  */
 export class CommandBus {
   private readonly subscriptions: Subscription[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
   private results: Promise<KV> | null = null;
+  private readonly inProgressLeaseMs: number;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly topo: Topology,
-    private readonly options: { resultTtlMs?: number; queueGroup?: string } = {},
-  ) {}
+    private readonly options: {
+      /** How long a command's reply is kept for repeats of its idempotency key, in milliseconds. */
+      resultTtlMs?: number;
+      /** How long a claimed key stays "in progress" before another replica may take it over, in milliseconds. */
+      inProgressLeaseMs?: number;
+      queueGroup?: string;
+    } = {},
+  ) {
+    this.inProgressLeaseMs = options.inProgressLeaseMs ?? 60_000;
+  }
 
   subject(name: string): string {
     return `${this.topo.commandSubjectRoot}.${name}`;
@@ -121,14 +139,17 @@ export class CommandBus {
       queue: this.options.queueGroup ?? command.name,
       callback: (error, message) => {
         if (error) return;
-        void this.serve(command, handler, message);
+        const serving = this.serve(command, handler, message).finally(() => this.inFlight.delete(serving));
+        this.inFlight.add(serving);
       },
     });
     this.subscriptions.push(subscription);
   }
 
+  /** Stops taking requests and waits for the ones being handled to reply. */
   async drain(): Promise<void> {
     await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.drain().catch(() => undefined)));
+    await Promise.allSettled([...this.inFlight]);
   }
 
   private async serve<Req extends z.ZodType, Res extends z.ZodType>(
@@ -145,7 +166,7 @@ export class CommandBus {
           const parsed = command.request.safeParse(safeJson(message));
           if (!parsed.success) throw toValidationError(`invalid ${command.name} request`, parsed.error);
           const run = async () => ({ ok: true as const, result: command.response.parse(await handler(parsed.data, { idempotencyKey: key })) });
-          return key ? await this.once(`${command.name}.${hashKey(key)}`, run) : await run();
+          return key ? await this.once(idempotencyEntry(command.name, key), run) : await run();
         } catch (error) {
           return { ok: false, error: errorBody(error) };
         }
@@ -154,27 +175,49 @@ export class CommandBus {
     message.respond(JSON.stringify(reply));
   }
 
-  /** Runs `work` at most once per key: a repeat gets the stored reply. */
+  /**
+   * Runs `work` at most once per key: a repeat gets the stored reply. The key is claimed with
+   * create-if-absent; a claim older than the in-progress lease (its holder died) may be taken
+   * over, so a crash does not block the key for the whole result TTL.
+   */
   private async once(key: string, work: () => Promise<Reply>): Promise<Reply> {
     const kv = await this.resultsBucket();
+    const claim = () => `${IN_PROGRESS}:${Date.now()}`;
     let revision: number;
     try {
-      revision = await kv.create(key, IN_PROGRESS);
-    } catch {
-      const existing = await kv.get(key);
-      const value = existing?.string();
-      if (!value || value === IN_PROGRESS) throw new CommandInProgressError('the same command is still being handled');
-      return JSON.parse(value) as Reply;
-    }
-    try {
-      const reply = await work();
-      await kv.update(key, JSON.stringify(reply), revision);
-      return reply;
+      revision = await kv.create(key, claim());
     } catch (error) {
-      // A failure that did not produce a reply frees the key so the caller can retry.
+      if (!isWrongLastSequence(error)) throw new TransientError('idempotency store unavailable', { cause: error });
+      const existing = await kv.get(key);
+      const value = existing?.string() ?? '';
+      if (!value.startsWith(IN_PROGRESS)) return JSON.parse(value) as Reply;
+      const claimedAt = Number(value.slice(IN_PROGRESS.length + 1));
+      if (Date.now() - claimedAt < this.inProgressLeaseMs) throw new CommandInProgressError('the same command is still being handled');
+      try {
+        revision = await kv.update(key, claim(), existing!.revision);
+      } catch {
+        throw new CommandInProgressError('the same command is being taken over by another replica');
+      }
+    }
+    let reply: Reply;
+    try {
+      reply = await work();
+    } catch (error) {
+      // A failure that produced no reply frees the key so the caller can retry.
       await kv.delete(key).catch(() => undefined);
       throw error;
     }
+    // The work is done: record it, and return the reply even if recording keeps failing
+    // (the caller must not be told to retry something that already happened).
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await kv.update(key, JSON.stringify(reply), revision);
+        break;
+      } catch {
+        if (attempt === 2) break;
+      }
+    }
+    return reply;
   }
 
   private resultsBucket(): Promise<KV> {
@@ -194,8 +237,9 @@ function safeJson(message: Msg): unknown {
   }
 }
 
-function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 40);
+/** The results-bucket key of a command's idempotency key (hashed: callers' keys are free text). */
+export function idempotencyEntry(command: string, key: string): string {
+  return `${command}.${createHash('sha256').update(key).digest('hex').slice(0, 40)}`;
 }
 
 function toValidationError(message: string, error: z.ZodError): ValidationError {

@@ -78,7 +78,6 @@ export class ConsumerRunner {
       stream: this.topo.eventsStream,
       durable: this.options.durable,
       filterSubject: `${this.topo.eventsSubjectRoot}.${this.options.filter ?? '>'}`,
-      maxDeliver: this.options.maxDeliver,
       ackWaitMs: this.options.ackWaitMs,
       maxAckPending: this.options.maxAckPending,
     };

@@ -22,6 +22,8 @@ export function isNotFound(error: unknown): boolean {
   );
 }
 
+const STREAM_NAME_IN_USE = 10058;
+
 type StreamSpec = Partial<StreamConfig> & Pick<StreamConfig, 'name' | 'subjects'>;
 
 /**
@@ -37,8 +39,8 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, crea
     try {
       return await jsm.streams.add(spec);
     } catch (addError) {
-      // Another replica created it between our info and add.
-      if (addError instanceof JetStreamApiError) return jsm.streams.info(spec.name);
+      // Another replica created it between our info and add; any other refusal is real.
+      if (addError instanceof JetStreamApiError && addError.code === STREAM_NAME_IN_USE) return jsm.streams.info(spec.name);
       throw addError;
     }
   }
@@ -90,8 +92,6 @@ export interface DurableConsumerSpec {
   stream: string;
   durable: string;
   filterSubject: string;
-  /** Deliveries before a failing message is dead-lettered. */
-  maxDeliver?: number;
   /** Milliseconds a delivery may stay unacknowledged before it is redelivered. */
   ackWaitMs?: number;
   maxAckPending?: number;
@@ -105,7 +105,9 @@ export async function ensureDurableConsumer(jsm: JetStreamManager, spec: Durable
     ack_policy: AckPolicy.Explicit,
     deliver_policy: spec.deliverPolicy ?? DeliverPolicy.All,
     filter_subject: spec.filterSubject,
-    max_deliver: spec.maxDeliver ?? 5,
+    // Unlimited at the server: the consumer runner counts deliveries and dead-letters at its
+    // own limit, so a message whose dead-lettering failed is still redelivered, never dropped.
+    max_deliver: -1,
     ack_wait: nanos(spec.ackWaitMs ?? 30_000),
     max_ack_pending: spec.maxAckPending ?? 1,
   };

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 
 /**
- * Post-commit NOTIFY, coalesced: at most one in flight per process, plus one more if commits
+ * Post-commit NOTIFY, coalesced: at most one in flight per event store, plus one more if commits
  * arrived meanwhile. NOTIFY inside the appending transaction would take Postgres' global notify
  * lock at every commit and serialise all writers; the relay's polling covers a lost ring.
  */

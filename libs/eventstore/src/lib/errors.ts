@@ -3,6 +3,8 @@ import { DomainError, ValidationError } from '@packetagent/contracts';
 /** The stream was not at the version the writer expected; nothing was written. */
 export class ConcurrencyError extends DomainError {
   readonly code = 'concurrency_conflict';
+  /** Re-reading the stream and deciding again may succeed. */
+  override readonly retryable = true;
   constructor(
     readonly stream: string,
     readonly expected: number | 'no_stream' | 'any',

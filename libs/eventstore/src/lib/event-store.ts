@@ -192,7 +192,7 @@ export class PostgresEventStore {
       if (row.status === 'wrong_workspace') {
         throw new InvalidEventError('stream belongs to another workspace', [{ path: 'workspaceId', message: 'does not own this stream' }]);
       }
-      const retry = row.status === 'stale_head' || (expectedVersion === 'any' && attempt < 10);
+      const retry = attempt < 10 && (row.status === 'stale_head' || expectedVersion === 'any');
       if (!retry) throw new ConcurrencyError(stream, expectedVersion, actual);
     }
   }

@@ -51,6 +51,7 @@ async function ensureTemplate(): Promise<string> {
         dir: MIGRATIONS_DIR,
         migrationsTable: 'pgmigrations',
         direction: 'up',
+        checkOrder: true,
         singleTransaction: true,
         log: () => undefined,
       });

@@ -72,16 +72,16 @@ export class ReadinessService {
     const status = this.relay.status();
     try {
       const lag = await within(this.relay.lag(), 'relay lag query');
-      const tooOld = lag.oldestUnpublishedAgeMs > this.env.PACKETAGENT_READY_MAX_RELAY_LAG_MS;
+      const tooOld = lag.stalledMs > this.env.PACKETAGENT_READY_MAX_RELAY_LAG_MS;
       return {
         ok: !tooOld,
         detail: tooOld
-          ? `oldest unpublished event is ${lag.oldestUnpublishedAgeMs} ms old (limit ${this.env.PACKETAGENT_READY_MAX_RELAY_LAG_MS} ms)`
+          ? `${lag.events} event(s) unpublished for ${lag.stalledMs} ms (limit ${this.env.PACKETAGENT_READY_MAX_RELAY_LAG_MS} ms)`
           : `${status.role}; ${lag.events} event(s) behind`,
         role: status.role,
         cursor: status.cursor,
         behind: lag.events,
-        oldestUnpublishedAgeMs: lag.oldestUnpublishedAgeMs,
+        stalledMs: lag.stalledMs,
         lastError: status.lastError,
       };
     } catch (error) {

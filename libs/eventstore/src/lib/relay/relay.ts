@@ -145,14 +145,25 @@ export class OutboxRelay {
     this.state.role = 'stopped';
   }
 
-  /** Events committed in the store but not yet acknowledged by JetStream. */
-  async lag(): Promise<{ events: number; oldestUnpublishedAgeMs: number }> {
-    const { rows } = await this.pool.query<{ behind: string; oldest: Date | null }>(
-      `SELECT count(*) AS behind, min(occurred_at) AS oldest FROM events WHERE global_position > $1`,
-      [await this.persistedCursor()],
+  /**
+   * Events committed in the store but not yet acknowledged by JetStream, and for how long the
+   * relay has been behind: the lesser of the oldest unpublished event's age and the time since
+   * the cursor last moved (neither alone can be trusted: occurredAt is set by writers, and the
+   * cursor rests while there is nothing to publish).
+   */
+  async lag(): Promise<{ events: number; stalledMs: number }> {
+    const { rows } = await this.pool.query<{ behind: string; oldest_ms: string | null; cursor_ms: string | null }>(
+      `SELECT count(e.*) AS behind,
+              extract(epoch FROM now() - min(e.occurred_at)) * 1000 AS oldest_ms,
+              extract(epoch FROM now() - max(c.updated_at)) * 1000 AS cursor_ms
+         FROM relay_cursors c LEFT JOIN events e ON e.global_position > c.position
+        WHERE c.name = $1`,
+      [this.name],
     );
-    const row = rows[0]!;
-    return { events: Number(row.behind), oldestUnpublishedAgeMs: row.oldest ? Math.max(0, Date.now() - row.oldest.getTime()) : 0 };
+    const row = rows[0];
+    const behind = Number(row?.behind ?? 0);
+    const stalledMs = behind > 0 ? Math.max(0, Math.min(Number(row?.oldest_ms ?? 0), Number(row?.cursor_ms ?? 0))) : 0;
+    return { events: behind, stalledMs: Math.round(stalledMs) };
   }
 
   private async run(): Promise<void> {
@@ -236,7 +247,7 @@ export class OutboxRelay {
     this.state.streamSequence = info.state.last_seq;
     this.pending = null;
     await this.saveCursor();
-    await this.verifyAndRepair();
+    if (this.opts.verifyIntervalMs > 0) await this.verifyAndRepair();
   }
 
   /** One read-decide-publish round. Returns whether anything moved. */
@@ -378,7 +389,14 @@ export class OutboxRelay {
     return message?.header?.get(BusHeaders.EventId) === event.id;
   }
 
+  /**
+   * Re-reads the stream's last sequence after a failed or rejected publish. It first proves the
+   * leadership lock is still held (its connection answers), so a relay deposed without noticing
+   * stops here instead of publishing again.
+   */
   private async resync(): Promise<void> {
+    if (!this.control) throw new Error('relay lost its leadership connection');
+    await this.control.query('SELECT 1');
     const info = await this.jsm.streams.info(this.topo.eventsStream);
     this.state.streamSequence = info.state.last_seq;
   }
@@ -394,8 +412,10 @@ export class OutboxRelay {
       const info = await this.jsm.streams.info(this.topo.eventsStream);
       const expected = await this.countEvents(0, upTo);
       let missing: number[] = [];
-      if (info.state.messages < expected) {
-        missing = await findMissingPositions(this.js, this.pool, this.topo.eventsStream, upTo, info.state.last_seq);
+      // With a maximum age, messages leave the stream by design: counting cannot tell loss from expiry.
+      const expiring = (this.options.stream?.maxAgeMs ?? 0) > 0;
+      if (!expiring && info.state.messages < expected) {
+        missing = await findMissingPositions(this.js, this.pool, this.topo.eventsStream, upTo, info.state.messages);
       }
       let republished = 0;
       if (missing.length) {
@@ -416,13 +436,18 @@ export class OutboxRelay {
     });
   }
 
+  /**
+   * The newest first-time position at or before stream sequence `seq`. Repaired messages sit
+   * after newer ones, so they are stepped over. A missing message reads as 0; any other error
+   * propagates (guessing 0 would rewind the relay and republish everything).
+   */
   private async positionAt(seq: number): Promise<number> {
-    const message = await this.jsm.streams.getMessage(this.topo.eventsStream, { seq }).catch(() => null);
-    const value = message?.header?.get(BusHeaders.GlobalPosition);
-    const repaired = message?.header?.get(BusHeaders.Repaired) === 'true';
-    // A repaired message sits after newer ones; the newest first-time publish is at most one back.
-    if (repaired && seq > 1) return Math.max(Number(value ?? 0), await this.positionAt(seq - 1));
-    return Number(value ?? 0);
+    for (let at = seq; at >= 1; at--) {
+      const message = await this.jsm.streams.getMessage(this.topo.eventsStream, { seq: at });
+      if (!message) return 0;
+      if (message.header?.get(BusHeaders.Repaired) !== 'true') return Number(message.header?.get(BusHeaders.GlobalPosition) ?? 0);
+    }
+    return 0;
   }
 
   private async countEvents(after: number, upTo: number): Promise<number> {
@@ -440,8 +465,8 @@ export class OutboxRelay {
 
   private async saveCursor(): Promise<void> {
     await this.pool.query(
-      `UPDATE relay_cursors SET position = $2, stream_sequence = $3, updated_at = now() WHERE name = $1`,
-      [this.name, this.state.cursor, this.state.streamSequence],
+      `UPDATE relay_cursors SET position = $2, updated_at = now() WHERE name = $1 AND position <> $2`,
+      [this.name, this.state.cursor],
     );
   }
 

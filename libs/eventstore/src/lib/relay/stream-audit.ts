@@ -11,17 +11,18 @@ export async function findMissingPositions(
   pool: Pool,
   stream: string,
   upTo: number,
-  lastSequence: number,
+  messagesInStream: number,
 ): Promise<number[]> {
   const present = new Set<number>();
-  if (lastSequence > 0) {
+  // An empty stream (purged, recreated) yields nothing to an ordered consumer: skip the scan.
+  if (messagesInStream > 0) {
     const consumer = await js.consumers.get(stream, { headers_only: true });
     try {
       const messages = await consumer.consume({ max_messages: 1_000 });
       for await (const message of messages) {
         const position = Number(message.headers?.get(BusHeaders.GlobalPosition) ?? 0);
         if (position > 0) present.add(position);
-        if (message.seq >= lastSequence || message.info.pending === 0) break;
+        if (message.info.pending === 0) break;
       }
     } finally {
       await consumer.delete().catch(() => undefined);

@@ -1,0 +1,20 @@
+import { createTestDatabase, type TestDatabase } from '@packetagent/testing';
+import { migrateDatabase } from './migrate';
+
+describe(migrateDatabase.name, () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await db.pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+  });
+  afterAll(() => db.drop());
+
+  it('migrates once when several replicas start together, and none of them fails', async () => {
+    const results = await Promise.all([1, 2, 3].map(() => migrateDatabase({ databaseUrl: db.url })));
+
+    expect(results.filter((applied) => applied.length > 0)).toHaveLength(1);
+    expect(results.flat()).toEqual(['1764460800000_event-store']);
+    const { rows } = await db.pool.query(`SELECT count(*) FROM pgmigrations`);
+    expect(Number(rows[0].count)).toBe(1);
+  });
+});
