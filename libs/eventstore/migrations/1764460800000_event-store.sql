@@ -98,22 +98,20 @@ BEGIN
       RETURN;
     END IF;
   ELSE
-    SELECT s.version, s.workspace_id, s.last_digest INTO v_current, v_ws, v_digest
-      FROM streams s WHERE s.stream_id = p_stream FOR UPDATE;
-    IF NOT FOUND OR v_current <> p_expected THEN
-      RETURN QUERY SELECT 'conflict'::text, coalesce(v_current, 0), NULL::bigint, NULL::bigint;
+    -- The common case in one statement: move the head if it is where the writer expects.
+    UPDATE streams SET version = p_expected + v_count, last_digest = p_head_digest, updated_at = now()
+     WHERE stream_id = p_stream AND version = p_expected AND workspace_id = p_workspace
+       AND last_digest IS NOT DISTINCT FROM p_prev_digest;
+    IF NOT FOUND THEN
+      SELECT s.version, s.workspace_id, s.last_digest INTO v_current, v_ws, v_digest
+        FROM streams s WHERE s.stream_id = p_stream;
+      RETURN QUERY SELECT
+        CASE WHEN NOT FOUND OR v_current <> p_expected THEN 'conflict'
+             WHEN v_ws <> p_workspace THEN 'wrong_workspace'
+             ELSE 'stale_head' END,
+        coalesce(v_current, 0), NULL::bigint, NULL::bigint;
       RETURN;
     END IF;
-    IF v_ws <> p_workspace THEN
-      RETURN QUERY SELECT 'wrong_workspace'::text, v_current, NULL::bigint, NULL::bigint;
-      RETURN;
-    END IF;
-    IF v_digest IS DISTINCT FROM p_prev_digest THEN
-      RETURN QUERY SELECT 'stale_head'::text, v_current, NULL::bigint, NULL::bigint;
-      RETURN;
-    END IF;
-    UPDATE streams SET version = v_current + v_count, last_digest = p_head_digest, updated_at = now()
-      WHERE stream_id = p_stream;
   END IF;
 
   RETURN QUERY
