@@ -122,8 +122,8 @@ async function main() {
     log('');
     log(`PacketAgent is running at ${base}`);
     log(`  health:    ${base}/healthz   readiness: ${base}/readyz`);
-    log('  sign-in:   this release has no user accounts yet; the API and console sign-in (first-run setup token in');
-    log(`             ${join(DATA, 'setup-token')}) come with the gateway. Until then, keep the port on 127.0.0.1.`);
+    log('  sign-in:   not needed yet: this build serves only the health endpoints, on 127.0.0.1. Accounts, the');
+    log('             first-run setup token and the operations console arrive with the gateway and console.');
     log('Press Ctrl-C to stop everything this command started.');
   } catch (error) {
     process.stderr.write(`\n${error.message}\n`);

@@ -69,7 +69,10 @@ export async function benchRelayLag(pool: Pool, nc: NatsConnection, topo: Topolo
 }
 
 export async function benchDirectPublishLag(nc: NatsConnection, topo: Topology, rate: number, seconds: number): Promise<LagResult> {
+  await ensureEventsStream(await jetstreamManager(nc), topo);
   const js = jetstream(nc);
+  // Same warm-up as the relay run.
+  await paced(rate * 2, rate, 32, async (k) => void (await js.publish(`${topo.eventsSubjectRoot}.bench.direct.bench.warm`, JSON.stringify(event(k)))));
   const lags: number[] = [];
   await paced(rate * seconds, rate, 32, async (k) => {
     const t0 = now();
