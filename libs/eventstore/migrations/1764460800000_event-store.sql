@@ -1,15 +1,13 @@
 -- Up Migration
 
--- One row per stream: the current version is the optimistic-concurrency check and the fence
--- (a conditional UPDATE of this row serialises writers of one stream), and last_digest is the
--- head of the stream's hash chain.
+-- The catalogue of streams, written once when a stream is created: it fixes which workspace
+-- owns the stream. Versions live only in events: the unique (stream_id, stream_version) index
+-- is the optimistic-concurrency check and the fence (docs/adr/0005-append-concurrency.md).
 CREATE TABLE streams (
   stream_id     text PRIMARY KEY,
   workspace_id  text NOT NULL,
   category      text NOT NULL,
-  version       bigint NOT NULL CHECK (version >= 0),
-  last_digest   char(64),
-  updated_at    timestamptz NOT NULL DEFAULT now()
+  created_at    timestamptz NOT NULL DEFAULT now()
 );
 
 -- CACHE 1 keeps positions monotonic in allocation order across sessions, which the relay's
@@ -67,49 +65,50 @@ CREATE TABLE relay_cursors (
   updated_at  timestamptz NOT NULL DEFAULT now()
 );
 
--- The whole append in one round trip: concurrency check against the stream head, the events in
--- order, and the new head, inside the caller's transaction. The first statement forces a
--- transaction id before any position is allocated: the relay's gap rule relies on every holder
--- of an allocated position being visible as in progress in later snapshots.
+-- The whole append in one round trip, inside the caller's transaction. The first statement
+-- forces a transaction id before any position is allocated: the relay's gap rule relies on
+-- every holder of an allocated position being visible as in progress in later snapshots.
+-- A writer that lost a race fails on the unique (stream_id, stream_version) index (SQLSTATE
+-- 23505), which the client reports as a concurrency conflict; nothing of the append remains.
 CREATE FUNCTION pa_append_events(
   p_stream text,
   p_workspace text,
   p_category text,
   p_expected bigint,
   p_prev_digest char(64),
-  p_head_digest char(64),
   p_events jsonb
 ) RETURNS TABLE (status text, actual_version bigint, first_position bigint, last_position bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_count   bigint := jsonb_array_length(p_events);
-  v_current bigint;
   v_ws      text;
   v_digest  char(64);
 BEGIN
   PERFORM pg_current_xact_id();
   IF p_expected = 0 THEN
-    INSERT INTO streams (stream_id, workspace_id, category, version, last_digest)
-      VALUES (p_stream, p_workspace, p_category, v_count, p_head_digest)
+    INSERT INTO streams (stream_id, workspace_id, category)
+      VALUES (p_stream, p_workspace, p_category)
       ON CONFLICT (stream_id) DO NOTHING;
     IF NOT FOUND THEN
-      SELECT s.version INTO v_current FROM streams s WHERE s.stream_id = p_stream;
-      RETURN QUERY SELECT 'conflict'::text, v_current, NULL::bigint, NULL::bigint;
+      RETURN QUERY SELECT 'conflict'::text, coalesce(max(e.stream_version), 0), NULL::bigint, NULL::bigint
+        FROM events e WHERE e.stream_id = p_stream;
       RETURN;
     END IF;
   ELSE
-    -- The common case in one statement: move the head if it is where the writer expects.
-    UPDATE streams SET version = p_expected + v_count, last_digest = p_head_digest, updated_at = now()
-     WHERE stream_id = p_stream AND version = p_expected AND workspace_id = p_workspace
-       AND last_digest IS NOT DISTINCT FROM p_prev_digest;
+    -- The event the writer builds on must exist, belong to its workspace and be the head it
+    -- linked to; a later event makes the insert below fail on the unique index.
+    SELECT e.workspace_id, e.digest INTO v_ws, v_digest
+      FROM events e WHERE e.stream_id = p_stream AND e.stream_version = p_expected;
     IF NOT FOUND THEN
-      SELECT s.version, s.workspace_id, s.last_digest INTO v_current, v_ws, v_digest
-        FROM streams s WHERE s.stream_id = p_stream;
-      RETURN QUERY SELECT
-        CASE WHEN NOT FOUND OR v_current <> p_expected THEN 'conflict'
-             WHEN v_ws <> p_workspace THEN 'wrong_workspace'
-             ELSE 'stale_head' END,
-        coalesce(v_current, 0), NULL::bigint, NULL::bigint;
+      RETURN QUERY SELECT 'conflict'::text, coalesce(max(e.stream_version), 0), NULL::bigint, NULL::bigint
+        FROM events e WHERE e.stream_id = p_stream;
+      RETURN;
+    END IF;
+    IF v_ws <> p_workspace THEN
+      RETURN QUERY SELECT 'wrong_workspace'::text, p_expected, NULL::bigint, NULL::bigint;
+      RETURN;
+    END IF;
+    IF v_digest IS DISTINCT FROM p_prev_digest THEN
+      RETURN QUERY SELECT 'stale_head'::text, p_expected, NULL::bigint, NULL::bigint;
       RETURN;
     END IF;
   END IF;
@@ -125,13 +124,13 @@ BEGIN
      ORDER BY e.n
     RETURNING global_position
   )
-  SELECT 'ok'::text, p_expected + v_count, min(i.global_position), max(i.global_position) FROM inserted i;
+  SELECT 'ok'::text, p_expected + count(*), min(i.global_position), max(i.global_position) FROM inserted i;
 END;
 $$;
 
 -- Down Migration
 
-DROP FUNCTION pa_append_events(text, text, text, bigint, char, char, jsonb);
+DROP FUNCTION pa_append_events(text, text, text, bigint, char, jsonb);
 DROP TABLE relay_cursors;
 DROP TABLE snapshots;
 DROP TABLE events;

@@ -34,8 +34,9 @@ export interface EventEnvelope<TData extends JsonValue = JsonValue> {
 
 export type DigestInput = Omit<EventEnvelope, 'globalPosition' | 'digest'>;
 
-export function computeEventDigest(event: DigestInput): string {
-  const body: JsonObject = {
+/** The digested content of an event: every envelope field except globalPosition and digest. */
+export function eventDigestBody(event: DigestInput): JsonObject {
+  return {
     id: event.id,
     type: event.type,
     schemaVersion: event.schemaVersion,
@@ -50,7 +51,11 @@ export function computeEventDigest(event: DigestInput): string {
     data: event.data,
     prevDigest: event.prevDigest,
   };
-  return sha256Hex(canonicalJson(body));
+}
+
+/** SHA-256 (hex) of the RFC 8785 canonical JSON of the event's digested content. */
+export function computeEventDigest(event: DigestInput): string {
+  return sha256Hex(canonicalJson(eventDigestBody(event)));
 }
 
 export function newEventId(): string {

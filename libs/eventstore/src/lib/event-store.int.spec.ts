@@ -96,6 +96,24 @@ describe(PostgresEventStore.name, () => {
     expect(await eventCount()).toBe(before);
   });
 
+  it('refuses an event id that is already stored, writing nothing', async () => {
+    const id = (await sut.append('run-dup', 'no_stream', [event('run.admitted', {})], { workspaceId: 'ws1' })).events[0]!.id;
+    const before = await eventCount();
+    const error = await sut.append('run-dup', 1, [{ ...event('run.started', {}), id }], { workspaceId: 'ws1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidEventError);
+    expect((error as InvalidEventError).issues[0]!.message).toMatch(/already stored/);
+    expect(await eventCount()).toBe(before);
+    expect(await sut.streamVersion('run-dup')).toBe(1);
+  });
+
+  it('reports a conflict when another process appended after this one last saw the stream', async () => {
+    await sut.append('run-stale', 'no_stream', [event('run.admitted', {})], { workspaceId: 'ws1' });
+    await new PostgresEventStore(db.pool).append('run-stale', 1, [event('run.started', {})], { workspaceId: 'ws1' });
+    // sut still remembers the stream at version 1.
+    await expect(sut.append('run-stale', 1, [event('run.started', {})], { workspaceId: 'ws1' })).rejects.toMatchObject({ code: 'concurrency_conflict', actual: 2 });
+    await expect(sut.append('run-stale', 2, [event('run.step', {})], { workspaceId: 'ws1' })).resolves.toMatchObject({ streamVersion: 3 });
+  });
+
   it('rejects an event above the configured size limit and writes nothing of the append', async () => {
     const before = await eventCount();
     const error = await sut

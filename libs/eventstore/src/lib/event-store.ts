@@ -1,7 +1,7 @@
-import type { Pool, PoolClient } from 'pg';
+import { DatabaseError, type Pool, type PoolClient } from 'pg';
 import {
-  computeEventDigest,
   canonicalJson,
+  eventDigestBody,
   Identifiers,
   jsonIssues,
   newEventId,
@@ -49,7 +49,7 @@ export interface AppendResult {
 }
 
 export interface EventStoreOptions {
-  /** Upper bound of one event's canonical data + metadata, in bytes. */
+  /** Upper bound of one event's canonical envelope (data, metadata and ids), in bytes. */
   maxEventBytes?: number;
   /** Upper bound of events in one append. */
   maxEventsPerAppend?: number;
@@ -66,12 +66,17 @@ const HEAD_CACHE_LIMIT = 10_000;
 interface StreamHead {
   version: number;
   digest: string | null;
+  workspaceId: string | null;
 }
+
+const VERSION_TAKEN = 'events_stream_id_stream_version_key';
+const EVENT_ID_TAKEN = 'events_event_id_key';
 
 /**
  * Append-only event store on Postgres. Every append is one round trip to a SQL function that
- * checks the expected version, links each event's digest to the stream's previous one and
- * writes the events in order; a conflict writes nothing.
+ * checks the event it builds on, links each event's digest to the stream's previous one and
+ * writes the events in order; the unique (stream, version) index turns a lost race into a
+ * ConcurrencyError, and nothing of a failed append remains.
  */
 export class PostgresEventStore {
   private readonly maxEventBytes: number;
@@ -133,8 +138,11 @@ export class PostgresEventStore {
   }
 
   async streamVersion(stream: string): Promise<number> {
-    const { rows } = await this.pool.query<{ version: string }>(`SELECT version FROM streams WHERE stream_id = $1`, [stream]);
-    return rows[0] ? Number(rows[0].version) : 0;
+    const { rows } = await this.pool.query<{ version: string }>(
+      `SELECT coalesce(max(stream_version), 0) AS version FROM events WHERE stream_id = $1`,
+      [stream],
+    );
+    return Number(rows[0]!.version);
   }
 
   async saveSnapshot(stream: string, name: string, snapshot: { streamVersion: number; schemaVersion: number; state: JsonValue }): Promise<void> {
@@ -170,43 +178,61 @@ export class PostgresEventStore {
     const executor = options.client ?? this.pool;
     // 'any' reads the head and appends at it; a writer that got in between makes us read again.
     for (let attempt = 0; ; attempt++) {
-      const head = await this.headFor(stream, expectedVersion, executor);
+      const head = await this.headFor(stream, expectedVersion, options.workspaceId, executor);
       const prepared = this.prepare(stream, head, events, options.workspaceId);
-      const { rows } = await executor.query<{ status: string; actual_version: string; first_position: string; last_position: string }>(
-        `SELECT * FROM pa_append_events($1, $2, $3, $4, $5, $6, $7::jsonb)`,
-        [stream, options.workspaceId, streamCategory(stream), head.version, head.digest, prepared.headDigest, JSON.stringify(prepared.rows)],
-      );
-      const row = rows[0]!;
-      const actual = Number(row.actual_version);
+      let row: { status: string; actual_version: string; first_position: string; last_position: string };
+      try {
+        // A named statement is parsed and planned once per connection, not on every append.
+        const { rows } = await executor.query<typeof row>({
+          name: 'pa_append_events',
+          text: 'SELECT * FROM pa_append_events($1, $2, $3, $4, $5, $6::jsonb)',
+          values: [stream, options.workspaceId, streamCategory(stream), head.version, head.digest, JSON.stringify(prepared.rows)],
+        });
+        row = rows[0]!;
+      } catch (error) {
+        this.heads.delete(stream);
+        if (!(error instanceof DatabaseError) || error.code !== '23505') throw error;
+        if (error.constraint === EVENT_ID_TAKEN) {
+          throw new InvalidEventError('append rejected', [{ path: 'events[].id', message: 'an event with this id is already stored' }]);
+        }
+        if (error.constraint !== VERSION_TAKEN || options.client) {
+          // Inside the caller's transaction the failed statement aborted it: report, never retry.
+          throw error.constraint === VERSION_TAKEN ? new ConcurrencyError(stream, expectedVersion, head.version + 1) : error;
+        }
+        if (expectedVersion === 'any' && attempt < 10) continue;
+        throw new ConcurrencyError(stream, expectedVersion, await this.streamVersion(stream));
+      }
       if (row.status === 'ok') {
         const first = Number(row.first_position);
-        this.rememberHead(stream, { version: actual, digest: prepared.headDigest });
+        const version = Number(row.actual_version);
+        this.rememberHead(stream, { version, digest: prepared.headDigest, workspaceId: options.workspaceId });
         return {
-          streamVersion: actual,
+          streamVersion: version,
           firstGlobalPosition: first,
           lastGlobalPosition: Number(row.last_position),
           events: prepared.envelopes.map((envelope, index) => ({ ...envelope, globalPosition: first + index })),
         };
       }
       this.heads.delete(stream);
-      if (row.status === 'wrong_workspace') {
-        throw new InvalidEventError('stream belongs to another workspace', [{ path: 'workspaceId', message: 'does not own this stream' }]);
-      }
+      if (row.status === 'wrong_workspace') throw wrongWorkspace();
       const retry = attempt < 10 && (row.status === 'stale_head' || expectedVersion === 'any');
-      if (!retry) throw new ConcurrencyError(stream, expectedVersion, actual);
+      if (!retry) throw new ConcurrencyError(stream, expectedVersion, Number(row.actual_version));
     }
   }
 
-  private async headFor(stream: string, expected: ExpectedVersion, executor: Pool | PoolClient): Promise<StreamHead> {
-    if (expected === 'no_stream' || expected === 0) return { version: 0, digest: null };
+  private async headFor(stream: string, expected: ExpectedVersion, workspaceId: string, executor: Pool | PoolClient): Promise<StreamHead> {
+    if (expected === 'no_stream' || expected === 0) return { version: 0, digest: null, workspaceId: null };
     const cached = this.heads.get(stream);
     if (cached && (expected === 'any' || cached.version === expected)) return cached;
-    const { rows } = await executor.query<{ version: string; last_digest: string | null }>(
-      `SELECT version, last_digest FROM streams WHERE stream_id = $1`,
+    const { rows } = await executor.query<{ stream_version: string; digest: string; workspace_id: string }>(
+      `SELECT stream_version, digest, workspace_id FROM events WHERE stream_id = $1 ORDER BY stream_version DESC LIMIT 1`,
       [stream],
     );
     const row = rows[0];
-    const head = row ? { version: Number(row.version), digest: row.last_digest } : { version: 0, digest: null };
+    const head = row
+      ? { version: Number(row.stream_version), digest: row.digest, workspaceId: row.workspace_id }
+      : { version: 0, digest: null, workspaceId: null };
+    if (head.workspaceId !== null && head.workspaceId !== workspaceId) throw wrongWorkspace();
     if (expected !== 'any' && head.version !== expected) throw new ConcurrencyError(stream, expected, head.version);
     return head;
   }
@@ -240,17 +266,14 @@ export class PostgresEventStore {
         data,
         prevDigest,
       };
-      const digest = computeEventDigest(envelope);
-      const metadata = {
-        causationId: envelope.causationId,
-        correlationId: envelope.correlationId,
-        traceparent: envelope.traceparent,
-        actor: envelope.actor,
-      };
-      const bytes = Buffer.byteLength(canonicalJson(data)) + Buffer.byteLength(JSON.stringify(metadata));
+      // One canonical rendering serves both the size limit and the digest.
+      const canonical = canonicalJson(eventDigestBody(envelope));
+      const bytes = Buffer.byteLength(canonical);
       if (bytes > this.maxEventBytes) throw new EventTooLargeError(index, bytes, this.maxEventBytes);
+      const digest = sha256Hex(canonical);
       envelopes.push({ ...envelope, digest });
       prevDigest = digest;
+      const metadata = { causationId: envelope.causationId, correlationId: envelope.correlationId, traceparent: envelope.traceparent, actor: envelope.actor };
       return { id: envelope.id, type: envelope.type, schemaVersion, occurredAt: envelope.occurredAt, data, metadata, digest, prevDigest: envelope.prevDigest };
     });
     return { rows, envelopes, headDigest: prevDigest as string };
@@ -328,4 +351,8 @@ export class PostgresEventStore {
       issues.push({ path: `${path}.occurredAt`, message: 'must be a valid Date' });
     }
   }
+}
+
+function wrongWorkspace(): InvalidEventError {
+  return new InvalidEventError('append rejected', [{ path: 'workspaceId', message: 'the stream belongs to another workspace' }]);
 }

