@@ -87,8 +87,12 @@ arrive as float64 and would otherwise print in exponent notation (1e+06).
 */}}
 {{- define "packetagent.envValue" -}}
 {{- if kindIs "invalid" . }}
-{{- else if and (kindIs "float64" .) (eq (floor .) .) }}
+{{- else if kindIs "float64" . }}
+{{- if eq (floor .) . }}
 {{- int64 . }}
+{{- else }}
+{{- toString . }}
+{{- end }}
 {{- else }}
 {{- toString . }}
 {{- end }}

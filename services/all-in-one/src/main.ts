@@ -21,6 +21,24 @@ async function bootstrap(): Promise<void> {
     else logger.log(text, 'relay');
   };
 
+  // Signals are handled from the first moment: a stop during start-up (migrations) exits
+  // cleanly too. After start-up it drains consumers and the relay and closes connections.
+  const started: { app?: NestFastifyApplication } = {};
+  const stop = async (signal: NodeJS.Signals) => {
+    logger.log(`${signal} received; shutting down`, 'lifecycle');
+    let code = 0;
+    try {
+      await started.app?.close();
+      await telemetry.shutdown();
+    } catch (error) {
+      logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`, undefined, 'lifecycle');
+      code = 1;
+    }
+    process.exit(code);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+
   if (env.PACKETAGENT_MIGRATE_ON_START) {
     const applied = await migrateDatabase({ databaseUrl: env.PACKETAGENT_DATABASE_URL });
     logger.log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date', 'migrations');
@@ -29,18 +47,9 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env, log), new FastifyAdapter({ bodyLimit: 1_048_576 }), {
     logger,
   });
+  started.app = app;
   await app.listen(env.PACKETAGENT_PORT, env.PACKETAGENT_HOST);
   logger.log(`listening on http://${env.PACKETAGENT_HOST}:${env.PACKETAGENT_PORT}`, 'http');
-
-  // Drain consumers and the relay, close connections, then exit 0: a stop is not a failure.
-  const stop = async (signal: NodeJS.Signals) => {
-    logger.log(`${signal} received; shutting down`, 'lifecycle');
-    await app.close();
-    await telemetry.shutdown();
-    process.exit(0);
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 }
 
 bootstrap().catch((error: unknown) => {

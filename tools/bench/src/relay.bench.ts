@@ -9,6 +9,15 @@ const actor = { kind: 'system', id: 'bench' } as const;
 const event = (i: number): NewEvent => ({ type: 'bench.happened', schemaVersion: 1, data: { i, note: 'relay benchmark' }, actor });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Polls until `done()`; a benchmark that stops making progress fails instead of hanging. */
+async function until(done: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`benchmark stalled waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
 export interface LagResult {
   kind: 'relay (commit -> JetStream ack)' | 'direct nats.js publish (publish -> ack)';
   ratePerSecond: number;
@@ -40,6 +49,7 @@ function relayFor(pool: Pool, nc: NatsConnection, topo: Topology, url: string, o
   return new OutboxRelay(pool, nc, topo, {
     connectionString: url,
     verifyIntervalMs: 0,
+    log: process.env['PACKETAGENT_BENCH_DEBUG'] ? (level, message, fields) => process.stderr.write(`${level} ${message} ${JSON.stringify(fields)}\n`) : undefined,
     batchSize: Number(process.env['PACKETAGENT_RELAY_BATCH_SIZE'] ?? 500),
     onPublished: (events, at) => onPublished(events.map((e) => e.id), at),
   });
@@ -53,13 +63,13 @@ export async function benchRelayLag(pool: Pool, nc: NatsConnection, topo: Topolo
   const store = new PostgresEventStore(pool);
   // Warm up (JIT, connections, stream creation) before anything is recorded.
   await paced(rate * 2, rate, 32, async (k) => void (await store.append(`benchwarm-${k}`, 'no_stream', [event(k)], { workspaceId: 'bench' })));
-  while ((relay.status().cursor ?? 0) < rate * 2) await sleep(20);
+  await until(() => relay.status().cursor >= rate * 2, 'the warm-up events to be published');
   const total = rate * seconds;
   await paced(total, rate, 32, async (k) => {
     const result = await store.append(`benchlag-${k}`, 'no_stream', [event(k)], { workspaceId: 'bench' });
     committedAt.set(result.events[0]!.id, now());
   });
-  while ([...committedAt.keys()].some((id) => !ackedAt.has(id))) await sleep(20);
+  await until(() => ackedAt.size >= committedAt.size && [...committedAt.keys()].every((id) => ackedAt.has(id)), 'every event to be acknowledged');
   await relay.stop();
   const lags = [...committedAt].map(([id, at]) => Math.max(0, ackedAt.get(id)! - at));
   if (process.env['PACKETAGENT_BENCH_DEBUG']) {
@@ -103,7 +113,7 @@ export async function benchRelayDrain(pool: Pool, nc: NatsConnection, topo: Topo
     finishedAt = at;
   });
   await relay.start();
-  while (published < count) await sleep(10);
+  await until(() => published >= count, 'the backlog to drain');
   await relay.stop();
   // From the first acknowledged batch to the last: start-up (stream check, leadership) is excluded.
   return { kind: 'relay drain', events: count, eventsPerSecond: count / ((finishedAt - firstAt) / 1_000) };

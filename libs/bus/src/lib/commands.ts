@@ -190,6 +190,8 @@ export class CommandBus {
       if (!isWrongLastSequence(error)) throw new TransientError('idempotency store unavailable', { cause: error });
       const existing = await kv.get(key);
       const value = existing?.string() ?? '';
+      // Deleted between our create and get (its holder failed): the caller may simply retry.
+      if (!value) throw new CommandInProgressError('the same command just failed elsewhere; retry');
       if (!value.startsWith(IN_PROGRESS)) return JSON.parse(value) as Reply;
       const claimedAt = Number(value.slice(IN_PROGRESS.length + 1));
       if (Date.now() - claimedAt < this.inProgressLeaseMs) throw new CommandInProgressError('the same command is still being handled');

@@ -1,7 +1,9 @@
 /**
- * Runs the outbox relay as its own process. Settings come from the environment:
- * PACKETAGENT_DATABASE_URL, PACKETAGENT_NATS_URL, PACKETAGENT_BUS_PREFIX (tests only),
- * PACKETAGENT_RELAY_NAME, PACKETAGENT_RELAY_BATCH_SIZE, PACKETAGENT_RELAY_POLL_MS.
+ * Runs the outbox relay as its own process (the all-in-one app also hosts it). Settings come
+ * from the environment, with the all-in-one app's names and defaults: PACKETAGENT_DATABASE_URL,
+ * PACKETAGENT_NATS_URL, PACKETAGENT_BUS_PREFIX, PACKETAGENT_NATS_REPLICAS,
+ * PACKETAGENT_RELAY_NAME, PACKETAGENT_RELAY_BATCH_SIZE, PACKETAGENT_RELAY_POLL_MS,
+ * PACKETAGENT_RELAY_VERIFY_INTERVAL_MS.
  */
 import { startTelemetry } from '@packetagent/telemetry';
 
@@ -20,6 +22,8 @@ async function main(): Promise<void> {
     name: process.env['PACKETAGENT_RELAY_NAME'] ?? 'default',
     batchSize: Number(process.env['PACKETAGENT_RELAY_BATCH_SIZE'] ?? 500),
     pollIntervalMs: Number(process.env['PACKETAGENT_RELAY_POLL_MS'] ?? 500),
+    verifyIntervalMs: Number(process.env['PACKETAGENT_RELAY_VERIFY_INTERVAL_MS'] ?? 60_000),
+    stream: { replicas: Number(process.env['PACKETAGENT_NATS_REPLICAS'] ?? 1) },
     log: (level, message, fields) => process.stdout.write(`${JSON.stringify({ level, message, ...fields })}\n`),
   });
   await relay.start();

@@ -79,7 +79,7 @@ export class ReadinessService {
           ? `${lag.events} event(s) unpublished for ${lag.stalledMs} ms (limit ${this.env.PACKETAGENT_READY_MAX_RELAY_LAG_MS} ms)`
           : `${status.role}; ${lag.events} event(s) behind`,
         role: status.role,
-        cursor: status.cursor,
+        cursor: lag.cursor,
         behind: lag.events,
         stalledMs: lag.stalledMs,
         lastError: status.lastError,

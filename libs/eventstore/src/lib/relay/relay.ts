@@ -151,19 +151,22 @@ export class OutboxRelay {
    * the cursor last moved (neither alone can be trusted: occurredAt is set by writers, and the
    * cursor rests while there is nothing to publish).
    */
-  async lag(): Promise<{ events: number; stalledMs: number }> {
-    const { rows } = await this.pool.query<{ behind: string; oldest_ms: string | null; cursor_ms: string | null }>(
-      `SELECT count(e.*) AS behind,
-              extract(epoch FROM now() - min(e.occurred_at)) * 1000 AS oldest_ms,
-              extract(epoch FROM now() - max(c.updated_at)) * 1000 AS cursor_ms
-         FROM relay_cursors c LEFT JOIN events e ON e.global_position > c.position
-        WHERE c.name = $1`,
+  async lag(): Promise<{ cursor: number; events: number; stalledMs: number }> {
+    const { rows } = await this.pool.query<{ cursor: string; behind: string; oldest_ms: string | null; cursor_ms: string | null }>(
+      `SELECT coalesce(c.position, 0) AS cursor,
+              (SELECT count(*) FROM events e WHERE e.global_position > coalesce(c.position, 0)) AS behind,
+              (SELECT extract(epoch FROM now() - min(e.occurred_at)) * 1000 FROM events e
+                WHERE e.global_position > coalesce(c.position, 0)) AS oldest_ms,
+              extract(epoch FROM now() - c.updated_at) * 1000 AS cursor_ms
+         FROM (VALUES ($1::text)) AS n(name) LEFT JOIN relay_cursors c ON c.name = n.name`,
       [this.name],
     );
-    const row = rows[0];
-    const behind = Number(row?.behind ?? 0);
-    const stalledMs = behind > 0 ? Math.max(0, Math.min(Number(row?.oldest_ms ?? 0), Number(row?.cursor_ms ?? 0))) : 0;
-    return { events: behind, stalledMs: Math.round(stalledMs) };
+    const row = rows[0]!;
+    const behind = Number(row.behind);
+    // No cursor row yet means no relay has ever been active: everything is waiting.
+    const sinceCursorMs = row.cursor_ms === null ? Number.POSITIVE_INFINITY : Number(row.cursor_ms);
+    const stalledMs = behind > 0 ? Math.max(0, Math.min(Number(row.oldest_ms ?? 0), sinceCursorMs)) : 0;
+    return { cursor: Number(row.cursor), events: behind, stalledMs: Math.round(stalledMs) };
   }
 
   private async run(): Promise<void> {
@@ -233,7 +236,7 @@ export class OutboxRelay {
     const info = await ensureEventsStream(this.jsm, this.topo, this.options.stream);
     await this.pool.query(`INSERT INTO relay_cursors (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`, [this.name]);
     let cursor = await this.persistedCursor();
-    const tail = info.state.last_seq > 0 ? await this.positionAt(info.state.last_seq) : 0;
+    const tail = info.state.messages > 0 ? await this.positionAt(info.state.last_seq, info.state.first_seq) : 0;
     if (tail > cursor) {
       // Published but the cursor write was lost (the previous relay died between the two).
       cursor = tail;
@@ -437,15 +440,16 @@ export class OutboxRelay {
   }
 
   /**
-   * The newest first-time position at or before stream sequence `seq`. Repaired messages sit
-   * after newer ones, so they are stepped over. A missing message reads as 0; any other error
-   * propagates (guessing 0 would rewind the relay and republish everything).
+   * The newest first-time position at or before stream sequence `seq`, stepping back over
+   * repaired messages (they sit after newer ones) and deleted ones. 0 when the stream holds
+   * none. Errors other than "no such message" propagate: guessing 0 would rewind the relay and
+   * republish everything.
    */
-  private async positionAt(seq: number): Promise<number> {
-    for (let at = seq; at >= 1; at--) {
+  private async positionAt(seq: number, firstSeq: number): Promise<number> {
+    for (let at = seq; at >= Math.max(1, firstSeq); at--) {
       const message = await this.jsm.streams.getMessage(this.topo.eventsStream, { seq: at });
-      if (!message) return 0;
-      if (message.header?.get(BusHeaders.Repaired) !== 'true') return Number(message.header?.get(BusHeaders.GlobalPosition) ?? 0);
+      if (!message || message.header?.get(BusHeaders.Repaired) === 'true') continue;
+      return Number(message.header?.get(BusHeaders.GlobalPosition) ?? 0);
     }
     return 0;
   }
@@ -463,8 +467,13 @@ export class OutboxRelay {
     return rows[0] ? Number(rows[0].position) : 0;
   }
 
+  /**
+   * Written through the leadership connection: if this relay has lost the lock, the write
+   * fails instead of moving the cursor under the new leader.
+   */
   private async saveCursor(): Promise<void> {
-    await this.pool.query(
+    if (!this.control) throw new Error('relay lost its leadership connection');
+    await this.control.query(
       `UPDATE relay_cursors SET position = $2, updated_at = now() WHERE name = $1 AND position <> $2`,
       [this.name, this.state.cursor],
     );
