@@ -7,21 +7,29 @@
  * Why it is sound (docs/adr/0002-relay-high-water-mark.md): an appending transaction takes its
  * transaction id before it allocates positions, and positions are allocated in increasing
  * order. If position q is visible in snapshot S and position p < q is not, p's holder got its
- * id before q was allocated, hence before q's transaction committed, hence before S was taken:
- * it is in S's in-progress list, or it aborted. Once every transaction in that list has ended,
- * a hole that is still empty can never fill.
+ * id before q was allocated, hence before q's transaction committed, hence before S was taken.
+ * So the holder was running at S with an id below `bound`, an id the reading statement itself
+ * took after S. Running transactions at S are those in S's in-progress list *and* any with an
+ * id at or above S's xmax: Postgres does not list those (xmax is one past the latest
+ * *completed* id, not the next id to assign). Once every id in that set has ended, a hole that
+ * is still empty can never fill.
  */
 export interface PgSnapshot {
   xmin: bigint;
+  /** One past the latest completed transaction id; running ids at or above it are not in xip. */
   xmax: bigint;
   xip: bigint[];
+  /** A transaction id taken after the snapshot: every id assigned before it is smaller. */
+  bound: bigint;
 }
 
 export interface PendingGap {
   /** First missing position. */
   from: number;
-  /** Transactions in progress when the hole was first seen; one of them may hold it. */
-  holders: bigint[];
+  /** Ids that were running when the hole was first seen: listed ones, plus the range [unlistedFrom, unlistedTo). */
+  listed: bigint[];
+  unlistedFrom: bigint;
+  unlistedTo: bigint;
 }
 
 export interface GapDecision<T> {
@@ -32,19 +40,34 @@ export interface GapDecision<T> {
   abandonedPositions: number[];
 }
 
-/** Parses `pg_current_snapshot()::text`, e.g. `100:104:100,102`. */
-export function parseSnapshot(text: string): PgSnapshot {
+/** Parses `pg_current_snapshot()::text` (e.g. `100:104:100,102`) with the statement's own later id. */
+export function parseSnapshot(text: string, bound: string | bigint): PgSnapshot {
   const match = /^(\d+):(\d+):([\d,]*)$/.exec(text.trim());
   if (!match) throw new Error(`not a pg_snapshot: ${text}`);
   return {
     xmin: BigInt(match[1]!),
     xmax: BigInt(match[2]!),
     xip: match[3] ? match[3].split(',').map((x) => BigInt(x)) : [],
+    bound: BigInt(bound),
   };
 }
 
-function allEnded(holders: bigint[], snapshot: PgSnapshot): boolean {
-  return holders.every((xid) => xid < snapshot.xmax && !snapshot.xip.includes(xid));
+function possibleHolders(from: number, snapshot: PgSnapshot): PendingGap {
+  return { from, listed: [...snapshot.xip], unlistedFrom: snapshot.xmax, unlistedTo: snapshot.bound };
+}
+
+function noneRunning(gap: PendingGap): boolean {
+  return gap.listed.length === 0 && gap.unlistedFrom >= gap.unlistedTo;
+}
+
+/** Whether every id that might hold the hole has ended, as seen by a later snapshot. */
+function allEnded(gap: PendingGap, later: PgSnapshot): boolean {
+  const ended = (xid: bigint) => xid < later.xmax && !later.xip.includes(xid);
+  return (
+    gap.listed.every(ended) &&
+    later.xmax >= gap.unlistedTo &&
+    !later.xip.some((xid) => xid >= gap.unlistedFrom && xid < gap.unlistedTo)
+  );
 }
 
 export function decidePublishable<T extends { position: number }>(
@@ -59,11 +82,10 @@ export function decidePublishable<T extends { position: number }>(
   for (const row of rows) {
     if (row.position < next) continue;
     if (row.position > next) {
-      const holeIsFinal =
-        snapshot.xip.length === 0 || (pending !== null && pending.from === next && allEnded(pending.holders, snapshot));
+      const seenBefore = pending !== null && pending.from === next ? pending : null;
+      const holeIsFinal = seenBefore ? allEnded(seenBefore, snapshot) : noneRunning(possibleHolders(next, snapshot));
       if (!holeIsFinal) {
-        const stillWaiting = pending !== null && pending.from === next ? pending : { from: next, holders: [...snapshot.xip] };
-        return { publish, cursor: next - 1, pending: stillWaiting, abandonedPositions };
+        return { publish, cursor: next - 1, pending: seenBefore ?? possibleHolders(next, snapshot), abandonedPositions };
       }
       for (let position = next; position < row.position; position++) abandonedPositions.push(position);
     }

@@ -91,6 +91,35 @@ describe(OutboxRelay.name, () => {
     expectExactlyOnceInOrder(entries, positions);
   });
 
+  it('never skips a position held by a transaction whose id is newer than every completed one', async () => {
+    // Postgres leaves running ids at or above the snapshot's xmax out of its in-progress list:
+    // with only the holder running and nothing newer completed, the list is empty although the
+    // hole is about to fill. No doorbell is rung here: a NOTIFY would complete a newer id.
+    const sut = await startRelay({ doorbellChannel: 'test_silent' });
+    await eventually(() => sut.status().lastVerification !== null, { what: 'the relay to finish activating' });
+    const silentStore = new PostgresEventStore(db.pool, { doorbellChannel: null });
+    const older = await db.pool.connect();
+    const holder = await db.pool.connect();
+    await older.query('BEGIN');
+    await older.query('SELECT pg_current_xact_id()');
+    await holder.query('BEGIN');
+    const held = await silentStore.append('test-newer-id', 'no_stream', [event(1)], { workspaceId: 'ws1', client: holder });
+    const later = await silentStore.append('test-older-id', 'no_stream', [event(2)], { workspaceId: 'ws1', client: older });
+    expect(later.firstGlobalPosition).toBeGreaterThan(held.firstGlobalPosition);
+    await older.query('COMMIT');
+    older.release();
+
+    await eventually(() => sut.status().waitingOn === held.firstGlobalPosition, { what: 'the relay to wait at the held position' });
+    await holder.query('COMMIT');
+    holder.release();
+
+    const entries = await eventually(async () => {
+      const current = await readStreamEntries(bus.nc, topo.eventsStream);
+      return current.length === 2 && current;
+    }, { what: 'both events on the stream' });
+    expectExactlyOnceInOrder(entries, [held.firstGlobalPosition, later.firstGlobalPosition]);
+  });
+
   it('loses and duplicates nothing when its process is killed mid-burst and restarted', async () => {
     const spawnRelay = (): ChildProcess =>
       spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'libs/eventstore/src/bin/relay.ts')], {

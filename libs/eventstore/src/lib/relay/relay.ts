@@ -289,13 +289,16 @@ export class OutboxRelay {
   }
 
   /**
-   * Rows after `after` and the snapshot they were read in, from one statement (one snapshot).
+   * Rows after `after` and the snapshot they were read in, from one statement (one snapshot),
+   * plus a transaction id taken after that snapshot: an upper bound on the ids of every
+   * transaction that could hold a hole (see gap-rule.ts). Taking it costs one id per read; the
+   * transaction writes nothing, so its commit does not wait for a WAL flush.
    * Postgres renders each envelope's JSON itself, so the relay forwards text without parsing
    * and re-serialising every event.
    */
   private async readBatch(after: number): Promise<{ snapshot: PgSnapshot; events: WireEvent[] }> {
-    const { rows } = await this.pool.query<{ snap: string; p: string | null; id: string; type: string; workspace_id: string; stream_id: string; schema_version: number; traceparent: string | null; envelope: string }>(
-      `SELECT s.snap, e.global_position AS p, e.event_id AS id, e.type, e.workspace_id, e.stream_id, e.schema_version,
+    const { rows } = await this.pool.query<{ snap: string; bound: string; p: string | null; id: string; type: string; workspace_id: string; stream_id: string; schema_version: number; traceparent: string | null; envelope: string }>(
+      `SELECT s.snap, s.bound, e.global_position AS p, e.event_id AS id, e.type, e.workspace_id, e.stream_id, e.schema_version,
               e.metadata->>'traceparent' AS traceparent,
               json_build_object(
                 'id', e.event_id, 'type', e.type, 'schemaVersion', e.schema_version, 'stream', e.stream_id,
@@ -305,14 +308,14 @@ export class OutboxRelay {
                 'traceparent', e.metadata->'traceparent', 'actor', e.metadata->'actor', 'data', e.data,
                 'digest', e.digest, 'prevDigest', e.prev_digest
               )::text AS envelope
-         FROM (SELECT pg_current_snapshot()::text AS snap) s
+         FROM (SELECT pg_current_snapshot()::text AS snap, pg_current_xact_id()::text AS bound) s
          LEFT JOIN LATERAL (
            SELECT * FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2
          ) e ON true`,
       [after, this.opts.batchSize],
     );
     return {
-      snapshot: parseSnapshot(rows[0]!.snap),
+      snapshot: parseSnapshot(rows[0]!.snap, rows[0]!.bound),
       events: rows
         .filter((row) => row.p !== null)
         .map((row) => ({
