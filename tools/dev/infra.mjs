@@ -1,8 +1,8 @@
 // Local Postgres and NATS for `npm start` and `npm test` when none is configured.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export function isListening(host, port, timeoutMs = 500) {
   return new Promise((resolve) => {
@@ -72,6 +72,8 @@ export async function startEmbeddedPostgres({ dataDir, port, log }) {
     spawnSync(file, args, { encoding: 'utf8', ...(owner ? { uid: owner.uid, gid: owner.gid } : {}), ...options });
   const socketDir = join(dataDir, '..', 'postgres-socket');
   mkdirSync(socketDir, { recursive: true });
+  // The postgres user must be able to reach the data directory through its parent.
+  if (owner) chmodSync(dirname(dataDir), statSync(dirname(dataDir)).mode | 0o011);
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     log(`Creating the Postgres data directory in ${dataDir}...`);
     mkdirSync(dataDir, { recursive: true });

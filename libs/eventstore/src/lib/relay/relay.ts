@@ -182,7 +182,8 @@ export class OutboxRelay {
           if (this.opts.verifyIntervalMs > 0 && Date.now() - this.lastVerifyAt >= this.opts.verifyIntervalMs) {
             await this.verifyAndRepair();
           }
-          if (!progressed) await this.idle(this.pending ? Math.min(this.opts.pollIntervalMs, 20) : this.opts.pollIntervalMs);
+          // While a hole is pending, its holders end without ringing: look again soon.
+          if (!progressed) await this.idle(this.pending ? Math.min(this.opts.pollIntervalMs, 5) : this.opts.pollIntervalMs);
         }
       } catch (error) {
         this.state.lastError = error instanceof Error ? error.message : String(error);

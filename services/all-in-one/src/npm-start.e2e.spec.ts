@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { eventually } from '@packetagent/testing';
+
+const ROOT = resolve(__dirname, '../../..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolveListening) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolveListening(true);
+    });
+    socket.once('error', () => resolveListening(false));
+  });
+}
+
+function run(env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
+  let output = '';
+  const child = spawn(process.execPath, [join(ROOT, 'tools/dev/start.mjs')], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return { child, output: () => output, exit };
+}
+
+describe('npm start', () => {
+  let dataDir: string;
+  const ports = { app: 0, postgres: 0, nats: 0 };
+  const started: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'pa-start-'));
+    ports.app = await freePort();
+    ports.postgres = await freePort();
+    ports.nats = await freePort();
+  });
+
+  afterAll(() => {
+    for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts embedded Postgres, NATS and the app, refuses a second start, and stops everything on Ctrl-C', async () => {
+    const env = {
+      PACKETAGENT_DATA_DIR: dataDir,
+      PACKETAGENT_PORT: String(ports.app),
+      PACKETAGENT_EMBEDDED_POSTGRES_PORT: String(ports.postgres),
+      PACKETAGENT_EMBEDDED_NATS_PORT: String(ports.nats),
+      PACKETAGENT_DATABASE_URL: '',
+      PACKETAGENT_NATS_URL: '',
+    };
+    const first = run(env);
+    started.push(first.child);
+    await eventually(() => first.output().includes('PacketAgent is running at'), { timeoutMs: 90_000, intervalMs: 100, what: `the first start (${first.output()})` });
+    expect(first.output()).toContain(`http://127.0.0.1:${ports.app}`);
+    expect((await fetch(`http://127.0.0.1:${ports.app}/readyz`)).status).toBe(200);
+
+    const second = run(env);
+    started.push(second.child);
+    expect(await second.exit).toBe(1);
+    expect(second.output()).toMatch(/already running/);
+
+    first.child.kill('SIGINT');
+    expect(await first.exit).toBe(0);
+    expect(await listening(ports.app)).toBe(false);
+    expect(await listening(ports.nats)).toBe(false);
+    expect(await listening(ports.postgres)).toBe(false);
+    expect(existsSync(join(dataDir, 'packetagent.pid'))).toBe(false);
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+  });
+});
