@@ -1,7 +1,8 @@
 // Local Postgres and NATS for `npm start` and `npm test` when none is configured.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 export function isListening(host, port, timeoutMs = 500) {
@@ -149,4 +150,36 @@ export async function ensureDatabase(adminUrl, database) {
   const url = new URL(adminUrl);
   url.pathname = `/${database}`;
   return url.toString();
+}
+
+/**
+ * Postgres and NATS for tests and benchmarks: the given URLs, else the machine's own on
+ * 127.0.0.1:5432 / 4222 when they listen, else an embedded Postgres and a nats-server started
+ * for this run. Returns the URLs to pass on and a stop() for what was started.
+ */
+export async function ensureTestInfrastructure({ root, databaseUrl, natsUrl, postgresPort, natsPort, log }) {
+  const stops = [];
+  const urls = { databaseUrl, natsUrl };
+  if (!urls.databaseUrl && !(await isListening('127.0.0.1', 5432))) {
+    log('No Postgres on 127.0.0.1:5432: starting the embedded one for this run.');
+    const pg = await startEmbeddedPostgres({ dataDir: join(root, '.data', 'test-postgres'), port: postgresPort, log });
+    stops.push(pg.stop);
+    urls.databaseUrl = pg.url;
+  }
+  if (!urls.natsUrl && !(await isListening('127.0.0.1', 4222))) {
+    log('No NATS on 127.0.0.1:4222: starting nats-server for this run.');
+    const storeDir = mkdtempSync(join(tmpdir(), 'pa-run-nats-'));
+    const nats = await startNatsServer({ storeDir, port: natsPort, log });
+    stops.push(async () => {
+      await nats.stop();
+      rmSync(storeDir, { recursive: true, force: true });
+    });
+    urls.natsUrl = nats.url;
+  }
+  return {
+    ...urls,
+    stop: async () => {
+      for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    },
+  };
 }

@@ -2,3 +2,4 @@ export * from './lib/env';
 export * from './lib/database';
 export * from './lib/bus';
 export * from './lib/wait';
+export * from './lib/processes';

@@ -1,26 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
-import { createTestDatabase, eventually, testEnv, type TestDatabase } from '@packetagent/testing';
+import { createTestDatabase, eventually, exitOf, freePort, NatsServerProcess, testEnv, type TestDatabase } from '@packetagent/testing';
 
 const ROOT = resolve(__dirname, '../../..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code)));
-}
 
 async function readyz(port: number): Promise<{ status: number; body: { status: string; failing: string[] } }> {
   const response = await fetch(`http://127.0.0.1:${port}/readyz`);
@@ -30,28 +15,23 @@ async function readyz(port: number): Promise<{ status: number; body: { status: s
 describe('all-in-one', () => {
   let db: TestDatabase;
   let natsDir: string;
-  let nats: ChildProcess | null = null;
+  let nats: NatsServerProcess;
   let app: ChildProcess | null = null;
-  let natsPort: number;
   let port: number;
-
-  const startNats = () => {
-    nats = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', natsDir], { stdio: 'ignore' });
-  };
 
   beforeAll(async () => {
     db = await createTestDatabase();
     // Drop the cloned schema: the app must migrate an empty database itself.
     await db.pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
     natsDir = mkdtempSync(join(tmpdir(), 'pa-nats-'));
-    natsPort = await freePort();
+    nats = new NatsServerProcess(await freePort(), natsDir);
     port = await freePort();
-    startNats();
+    await nats.start();
   });
 
   afterAll(async () => {
     app?.kill('SIGKILL');
-    nats?.kill('SIGKILL');
+    await nats.crash();
     await db.drop().catch(() => undefined);
     rmSync(natsDir, { recursive: true, force: true });
   });
@@ -65,7 +45,7 @@ describe('all-in-one', () => {
         SWC_NODE_PROJECT: join(ROOT, 'tsconfig.base.json'),
         PACKETAGENT_PORT: String(port),
         PACKETAGENT_DATABASE_URL: db.url,
-        PACKETAGENT_NATS_URL: `nats://127.0.0.1:${natsPort}`,
+        PACKETAGENT_NATS_URL: nats.url,
         PACKETAGENT_RELAY_POLL_MS: '50',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -83,14 +63,13 @@ describe('all-in-one', () => {
     expect(Number(tables.rows[0].count)).toBe(3);
 
     // NATS goes away: not ready, naming nats; it comes back: ready again.
-    nats!.kill('SIGKILL');
-    await exited(nats!);
+    await nats.crash();
     const down = await eventually(async () => {
       const r = await readyz(port);
       return r.status === 503 && r;
     }, { what: 'not ready without nats' });
     expect(down.body.failing).toEqual(['nats']);
-    startNats();
+    await nats.start();
     await eventually(async () => (await readyz(port)).status === 200, { timeoutMs: 15_000, what: 'ready after nats restart' });
 
     // Postgres connections are cut: not ready, naming postgres.
@@ -108,6 +87,6 @@ describe('all-in-one', () => {
     await eventually(async () => (await readyz(port)).status === 200, { timeoutMs: 15_000, what: 'ready after postgres returns' });
 
     app.kill('SIGTERM');
-    expect(await exited(app)).toBe(0);
+    expect(await exitOf(app)).toBe(0);
   });
 });

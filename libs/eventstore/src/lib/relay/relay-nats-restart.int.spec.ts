@@ -1,59 +1,32 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { topology } from '@packetagent/bus';
-import { createTestDatabase, eventually, type TestDatabase } from '@packetagent/testing';
+import { createTestDatabase, eventually, freePort, NatsServerProcess, type TestDatabase } from '@packetagent/testing';
 import { PostgresEventStore, type NewEvent } from '../event-store';
 import { OutboxRelay } from './relay';
 import { readStreamEntries } from './stream-reader.testkit';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 const event = (n: number): NewEvent => ({ type: 'test.happened', schemaVersion: 1, data: { n }, actor: { kind: 'system', id: 'test' } });
 
 describe(`${OutboxRelay.name} across a NATS crash`, () => {
   let db: TestDatabase;
   let storeDir: string;
-  let port: number;
-  let server: ChildProcess | null = null;
+  let server: NatsServerProcess;
   let nc: NatsConnection;
-
-  const startServer = async () => {
-    server = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
-    await eventually(async () => {
-      const probe = await connect({ servers: `nats://127.0.0.1:${port}`, reconnect: false }).catch(() => null);
-      await probe?.close();
-      return probe !== null;
-    }, { what: 'nats-server to accept connections' });
-  };
-  const crashServer = async () => {
-    const exited = new Promise((resolve) => server!.once('exit', resolve));
-    server!.kill('SIGKILL');
-    await exited;
-  };
 
   beforeAll(async () => {
     db = await createTestDatabase();
     storeDir = mkdtempSync(join(tmpdir(), 'pa-nats-crash-'));
-    port = await freePort();
-    await startServer();
-    nc = await connect({ servers: `nats://127.0.0.1:${port}`, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    server = new NatsServerProcess(await freePort(), storeDir);
+    await server.start();
+    nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
   });
 
   afterAll(async () => {
     await nc.close().catch(() => undefined);
-    server?.kill('SIGKILL');
+    await server.crash();
     await db.drop();
     rmSync(storeDir, { recursive: true, force: true });
   });
@@ -67,9 +40,9 @@ describe(`${OutboxRelay.name} across a NATS crash`, () => {
     await eventually(() => sut.status().cursor >= 100, { what: 'the first hundred published' });
 
     // JetStream acknowledges before its periodic fsync: a SIGKILL may lose acknowledged messages.
-    await crashServer();
+    await server.crash();
     for (let i = 100; i < 200; i++) await store.append(`test-crash${i % 5}`, 'any', [event(i)], { workspaceId: 'ws1' });
-    await startServer();
+    await server.start();
 
     const { rows } = await db.pool.query<{ p: string }>('SELECT global_position AS p FROM events ORDER BY 1');
     const positions = rows.map((row) => Number(row.p));
