@@ -41,8 +41,9 @@ LABEL org.opencontainers.image.title="packetagent-all-in-one" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="Apache-2.0"
 
-# tini runs as PID 1: it forwards SIGTERM to Node and reaps children. Node as PID 1 would ignore
-# SIGTERM until the app installs its handler, which happens only after migrations and start-up.
+# tini runs as PID 1: it forwards signals to Node and reaps children. A process running as PID 1
+# gets no default signal handling from the kernel, so a SIGTERM arriving before Node has set up
+# its handlers would otherwise be ignored.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends tini \
  && rm -rf /var/lib/apt/lists/*
