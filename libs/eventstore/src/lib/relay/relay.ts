@@ -250,6 +250,7 @@ export class OutboxRelay {
     this.state.cursor = cursor;
     this.state.streamSequence = info.state.last_seq;
     this.pending = null;
+    this.prefetched = null;
     await this.saveCursor();
     if (this.opts.verifyIntervalMs > 0) await this.verifyAndRepair();
   }
