@@ -21,7 +21,9 @@ async function main() {
     if (infra.databaseUrl) env.PACKETAGENT_TEST_DATABASE_URL = infra.databaseUrl;
     if (infra.natsUrl) env.PACKETAGENT_TEST_NATS_URL = infra.natsUrl;
     code = await new Promise((resolve) => {
-      const child = spawn('npx', ['nx', 'run-many', '-t', 'lint', 'typecheck', 'test', '--output-style=static'], { cwd: ROOT, stdio: 'inherit', env });
+      // CI checks everything afresh; locally, unchanged lint and typecheck results are reused.
+      const args = ['nx', 'run-many', '-t', 'lint', 'typecheck', 'test', '--output-style=static', ...(process.env.CI ? ['--skip-nx-cache'] : [])];
+      const child = spawn('npx', args, { cwd: ROOT, stdio: 'inherit', env });
       child.once('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
     });
   } catch (error) {
