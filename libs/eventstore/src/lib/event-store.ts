@@ -121,7 +121,13 @@ export class PostgresEventStore {
         `SELECT * FROM events WHERE stream_id = $1 AND stream_version >= $2 ORDER BY stream_version LIMIT $3`,
         [stream, options.fromVersion ?? 1, options.limit ?? 10_000],
       );
-      return rows.map(rowToEnvelope);
+      const events = rows.map(rowToEnvelope);
+      // Read, decide, append: the append at the version just read needs no second read of the head.
+      const last = events[events.length - 1];
+      if (last && (this.heads.get(stream)?.version ?? 0) <= last.streamVersion) {
+        this.rememberHead(stream, { version: last.streamVersion, digest: last.digest, workspaceId: last.workspaceId });
+      }
+      return events;
     });
   }
 
