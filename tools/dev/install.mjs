@@ -13,6 +13,8 @@ function lockHash() {
 }
 
 export function ensureInstalled() {
+  // Set by tests that run these scripts while other tests use node_modules: never reinstall under them.
+  if (process.env.PACKETAGENT_SKIP_INSTALL === '1') return;
   const wanted = lockHash();
   if (existsSync(STAMP) && readFileSync(STAMP, 'utf8') === wanted) return;
   process.stdout.write('Installing dependencies (npm ci)...\n');

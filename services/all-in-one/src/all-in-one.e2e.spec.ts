@@ -59,6 +59,12 @@ describe('all-in-one', () => {
       return r.status === 200 && r;
     }, { timeoutMs: 10_000, what: 'ready' });
     expect(ready.body).toMatchObject({ status: 'ready', failing: [] });
+    const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+    const exposition = await metrics.text();
+    expect(exposition).toMatch(/^packetagent_relay_active 1$/m);
+    expect(exposition).toMatch(/^packetagent_relay_backlog_events 0$/m);
+    expect(exposition).toMatch(/^process_cpu_user_seconds_total /m);
     const tables = await db.pool.query(`SELECT count(*) FROM information_schema.tables WHERE table_name IN ('events', 'streams', 'relay_cursors')`);
     expect(Number(tables.rows[0].count)).toBe(3);
 

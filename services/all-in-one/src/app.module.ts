@@ -5,6 +5,8 @@ import { eventRegistry } from './event-registry';
 import type { Env } from './env';
 import { HealthController } from './health/health.controller';
 import { ReadinessService } from './health/readiness.service';
+import { MetricsController } from './metrics/metrics.controller';
+import { MetricsService } from './metrics/metrics.service';
 import { ENV } from './tokens';
 
 /**
@@ -32,8 +34,8 @@ export class AppModule {
           },
         }),
       ],
-      controllers: [HealthController],
-      providers: [{ provide: ENV, useValue: env }, ReadinessService],
+      controllers: [HealthController, MetricsController],
+      providers: [{ provide: ENV, useValue: env }, ReadinessService, MetricsService],
     };
   }
 }

@@ -52,6 +52,8 @@ describe('npm start', () => {
       PACKETAGENT_EMBEDDED_NATS_PORT: String(ports.nats),
       PACKETAGENT_DATABASE_URL: '',
       PACKETAGENT_NATS_URL: '',
+      // The suite runs beside other tests: an `npm ci` here would pull node_modules from under them.
+      PACKETAGENT_SKIP_INSTALL: '1',
     };
     const first = run(env);
     started.push(first.child);

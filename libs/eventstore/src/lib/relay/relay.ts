@@ -37,6 +37,10 @@ export interface RelayStatus {
   lastError: string | null;
   /** First position the relay is waiting on (an in-progress transaction may still fill it). */
   waitingOn: number | null;
+  /** Events this process published for the first time, republished as repairs, and positions it skipped as rolled back. */
+  publishedTotal: number;
+  repairedTotal: number;
+  abandonedTotal: number;
 }
 
 export interface RepairReport {
@@ -103,6 +107,9 @@ export class OutboxRelay {
     lastVerification: null,
     lastError: null,
     waitingOn: null,
+    publishedTotal: 0,
+    repairedTotal: 0,
+    abandonedTotal: 0,
   };
 
   constructor(
@@ -265,6 +272,7 @@ export class OutboxRelay {
     this.pending = decision.pending;
     this.state.waitingOn = decision.pending?.from ?? null;
     if (decision.abandonedPositions.length) {
+      this.state.abandonedTotal += decision.abandonedPositions.length;
       this.log('info', 'skipping positions of rolled-back transactions', { positions: decision.abandonedPositions });
     }
     if (decision.publish.length === 0 && decision.cursor === this.state.cursor) return false;
@@ -284,6 +292,7 @@ export class OutboxRelay {
       this.log('warn', 'cursor write failed', { error: error instanceof Error ? error.message : String(error) });
     });
     if (published > 0) {
+      this.state.publishedTotal += published;
       this.state.lastPublishAt = new Date();
       this.options.onPublished?.(envelopes.slice(0, published), ackedAt);
     }
@@ -438,6 +447,7 @@ export class OutboxRelay {
           republished += await this.publishInOrder(rows.map((row) => toWire(rowToEnvelope(row))), true);
         }
       }
+      this.state.repairedTotal += republished;
       const report = { at: new Date(), checkedUpTo: upTo, streamMessages: info.state.messages, expected, missing, republished };
       this.state.lastVerification = report;
       return report;

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { OutboxRelay } from '@packetagent/eventstore';
+
+/**
+ * Prometheus metrics of this process: Node's defaults and the relay's. Relay figures are read
+ * at scrape time (status and the shared backlog), so nothing is computed between scrapes.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  private readonly seen = { published: 0, repaired: 0, abandoned: 0 };
+
+  constructor(private readonly relay: OutboxRelay) {
+    collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    const status = () => this.relay.status();
+
+    new Gauge({
+      name: 'packetagent_relay_active',
+      help: '1 when this process holds the relay leadership, 0 when it stands by or is stopped.',
+      registers,
+      collect() {
+        this.set(status().role === 'active' ? 1 : 0);
+      },
+    });
+    const lag = () => this.relay.lag();
+    new Gauge({
+      name: 'packetagent_relay_backlog_events',
+      help: 'Committed events not yet acknowledged by JetStream (shared by all replicas).',
+      registers,
+      async collect() {
+        this.set((await lag()).events);
+      },
+    });
+    new Gauge({
+      name: 'packetagent_relay_stalled_seconds',
+      help: 'How long committed events have waited for the relay; 0 when nothing is behind.',
+      registers,
+      async collect() {
+        this.set((await lag()).stalledMs / 1_000);
+      },
+    });
+    new Gauge({
+      name: 'packetagent_relay_cursor_position',
+      help: 'Last global position this process saw acknowledged by JetStream.',
+      registers,
+      collect() {
+        this.set(status().cursor);
+      },
+    });
+    new Gauge({
+      name: 'packetagent_relay_waiting_on_position',
+      help: 'Position the relay waits at while a transaction may still fill it; 0 when not waiting.',
+      registers,
+      collect() {
+        this.set(status().waitingOn ?? 0);
+      },
+    });
+    this.counter('packetagent_relay_published_events_total', 'Events this process published to JetStream.', 'published', () => status().publishedTotal);
+    this.counter('packetagent_relay_repaired_events_total', 'Events republished because the stream had lost them.', 'repaired', () => status().repairedTotal);
+    this.counter('packetagent_relay_skipped_positions_total', 'Positions skipped as belonging to rolled-back appends.', 'abandoned', () => status().abandonedTotal);
+  }
+
+  private counter(name: string, help: string, key: keyof MetricsService['seen'], read: () => number): void {
+    const seen = this.seen;
+    new Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        const now = read();
+        if (now > seen[key]) this.inc(now - seen[key]);
+        seen[key] = now;
+      },
+    });
+  }
+}
