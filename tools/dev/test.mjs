@@ -21,8 +21,8 @@ async function main() {
     if (infra.databaseUrl) env.PACKETAGENT_TEST_DATABASE_URL = infra.databaseUrl;
     if (infra.natsUrl) env.PACKETAGENT_TEST_NATS_URL = infra.natsUrl;
     code = await new Promise((resolve) => {
-      // CI checks everything afresh; locally, unchanged lint and typecheck results are reused.
-      const args = ['nx', 'run-many', '-t', 'lint', 'typecheck', 'test', '--output-style=static', ...(process.env.CI ? ['--skip-nx-cache'] : [])];
+      // CI checks everything afresh; locally, unchanged lint, typecheck and build results are reused.
+      const args = ['nx', 'run-many', '-t', 'lint', 'typecheck', 'test', 'build', '--output-style=static', ...(process.env.CI ? ['--skip-nx-cache'] : [])];
       const child = spawn('npx', args, { cwd: ROOT, stdio: 'inherit', env });
       child.once('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
     });

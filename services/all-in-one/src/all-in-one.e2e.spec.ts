@@ -38,11 +38,11 @@ describe('all-in-one', () => {
 
   it('migrates, serves health and readiness, names what fails, recovers, and stops cleanly', async () => {
     let output = '';
-    app = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'services/all-in-one/src/main.ts')], {
+    // The compiled app, as images ship it (`npm run build`; the test target depends on build).
+    app = spawn(process.execPath, [join(ROOT, 'dist/services/all-in-one/src/main.js')], {
       cwd: ROOT,
       env: {
         ...process.env,
-        SWC_NODE_PROJECT: join(ROOT, 'tsconfig.base.json'),
         PACKETAGENT_PORT: String(port),
         PACKETAGENT_DATABASE_URL: db.url,
         PACKETAGENT_NATS_URL: nats.url,
