@@ -15,7 +15,7 @@ CREATE TABLE streams (
 CREATE SEQUENCE events_global_position_seq AS bigint START 1 CACHE 1;
 
 CREATE TABLE events (
-  global_position  bigint PRIMARY KEY DEFAULT nextval('events_global_position_seq'),
+  global_position  bigint PRIMARY KEY,
   event_id         uuid NOT NULL UNIQUE,
   stream_id        text NOT NULL REFERENCES streams (stream_id),
   stream_version   bigint NOT NULL CHECK (stream_version >= 1),
@@ -33,6 +33,20 @@ CREATE TABLE events (
 ALTER SEQUENCE events_global_position_seq OWNED BY events.global_position;
 
 CREATE INDEX events_workspace_position ON events (workspace_id, global_position);
+
+-- Every inserted row takes its position here, after its transaction has an id: the relay's gap
+-- rule relies on every holder of an allocated position being visible as running to later
+-- snapshots (docs/adr/0002-relay-high-water-mark.md). A trigger makes that hold for any insert,
+-- not only for those that go through pa_append_events.
+CREATE FUNCTION events_assign_position() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_current_xact_id();
+  NEW.global_position := nextval('events_global_position_seq');
+  RETURN NEW;
+END;
+$$;
+CREATE TRIGGER events_assign_position BEFORE INSERT ON events
+  FOR EACH ROW EXECUTE FUNCTION events_assign_position();
 
 -- The log is append-only: updates and deletes are refused at the database, so only someone
 -- who can disable triggers can rewrite history, and the digest chain exposes that.
@@ -65,10 +79,8 @@ CREATE TABLE relay_cursors (
   updated_at  timestamptz NOT NULL DEFAULT now()
 );
 
--- The whole append in one round trip, inside the caller's transaction. The first statement
--- forces a transaction id before any position is allocated: the relay's gap rule relies on
--- every holder of an allocated position being visible as in progress in later snapshots.
--- A writer that lost a race fails on the unique (stream_id, stream_version) index (SQLSTATE
+-- A multi-event append in one round trip, inside the caller's transaction (single events use
+-- a plain INSERT from the client). A writer that lost a race fails on the unique (stream_id, stream_version) index (SQLSTATE
 -- 23505), which the client reports as a concurrency conflict; nothing of the append remains.
 CREATE FUNCTION pa_append_events(
   p_stream text,
@@ -83,7 +95,6 @@ DECLARE
   v_ws      text;
   v_digest  char(64);
 BEGIN
-  PERFORM pg_current_xact_id();
   IF p_expected = 0 THEN
     INSERT INTO streams (stream_id, workspace_id, category)
       VALUES (p_stream, p_workspace, p_category)
@@ -135,4 +146,5 @@ DROP TABLE relay_cursors;
 DROP TABLE snapshots;
 DROP TABLE events;
 DROP FUNCTION events_append_only();
+DROP FUNCTION events_assign_position();
 DROP TABLE streams;

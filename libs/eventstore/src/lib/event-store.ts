@@ -63,6 +63,17 @@ export const DEFAULT_MAX_EVENT_BYTES = 512 * 1024;
 export const DEFAULT_DOORBELL_CHANNEL = 'pa_events';
 const HEAD_CACHE_LIMIT = 10_000;
 
+interface PreparedRow {
+  id: string;
+  type: string;
+  schemaVersion: number;
+  occurredAt: string;
+  data: JsonValue;
+  metadata: { causationId: string | null; correlationId: string | null; traceparent: string | null; actor: Actor };
+  digest: string;
+  prevDigest: string | null;
+}
+
 interface StreamHead {
   version: number;
   digest: string | null;
@@ -188,13 +199,7 @@ export class PostgresEventStore {
       const prepared = this.prepare(stream, head, events, options.workspaceId);
       let row: { status: string; actual_version: string; first_position: string; last_position: string };
       try {
-        // A named statement is parsed and planned once per connection, not on every append.
-        const { rows } = await executor.query<typeof row>({
-          name: 'pa_append_events',
-          text: 'SELECT * FROM pa_append_events($1, $2, $3, $4, $5, $6::jsonb)',
-          values: [stream, options.workspaceId, streamCategory(stream), head.version, head.digest, JSON.stringify(prepared.rows)],
-        });
-        row = rows[0]!;
+        row = await this.write(executor, stream, options.workspaceId, head, prepared.rows);
       } catch (error) {
         this.heads.delete(stream);
         if (!(error instanceof DatabaseError) || error.code !== '23505') throw error;
@@ -224,6 +229,77 @@ export class PostgresEventStore {
       const retry = attempt < 10 && (row.status === 'stale_head' || expectedVersion === 'any');
       if (!retry) throw new ConcurrencyError(stream, expectedVersion, Number(row.actual_version));
     }
+  }
+
+  /**
+   * One round trip. A single event (the common case) is a plain INSERT that builds on the
+   * head only if the head is still there; several go through pa_append_events. Statements are
+   * named, so each is parsed and planned once per connection.
+   */
+  private async write(
+    executor: Pool | PoolClient,
+    stream: string,
+    workspaceId: string,
+    head: StreamHead,
+    rows: PreparedRow[],
+  ): Promise<{ status: string; actual_version: string; first_position: string; last_position: string }> {
+    if (rows.length > 1) {
+      const { rows: result } = await executor.query({
+        name: 'pa_append_events',
+        text: 'SELECT * FROM pa_append_events($1, $2, $3, $4, $5, $6::jsonb)',
+        values: [stream, workspaceId, streamCategory(stream), head.version, head.digest, JSON.stringify(rows)],
+      });
+      return result[0];
+    }
+    const event = rows[0]!;
+    const values = [
+      event.id, stream, head.version, event.type, event.schemaVersion, workspaceId, event.occurredAt,
+      JSON.stringify(event.data), JSON.stringify(event.metadata), event.digest, head.digest,
+    ];
+    const inserted =
+      head.version === 0
+        ? await executor.query<{ global_position: string }>({
+            name: 'pa_append_one_new',
+            text: `WITH created AS (
+                     INSERT INTO streams (stream_id, workspace_id, category) VALUES ($2, $6, $12)
+                     ON CONFLICT (stream_id) DO NOTHING RETURNING 1)
+                   INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, workspace_id,
+                                       occurred_at, data, metadata, digest, prev_digest)
+                   SELECT $1::uuid, $2, $3::bigint + 1, $4, $5::int, $6, $7::timestamptz, $8::jsonb, $9::jsonb, $10, $11::char(64)
+                     FROM created
+                   RETURNING global_position`,
+            values: [...values, streamCategory(stream)],
+          })
+        : await executor.query<{ global_position: string }>({
+            name: 'pa_append_one',
+            text: `INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, workspace_id,
+                                       occurred_at, data, metadata, digest, prev_digest)
+                   SELECT $1::uuid, $2, $3::bigint + 1, $4, $5::int, $6, $7::timestamptz, $8::jsonb, $9::jsonb, $10, $11::char(64)
+                    WHERE (SELECT h.workspace_id = $6 AND h.digest = $11::char(64)
+                             FROM events h WHERE h.stream_id = $2 AND h.stream_version = $3::bigint)
+                   RETURNING global_position`,
+            values,
+          });
+    const position = inserted.rows[0]?.global_position;
+    if (position !== undefined) {
+      return { status: 'ok', actual_version: String(head.version + 1), first_position: position, last_position: position };
+    }
+    return { ...(await this.whyNotAppended(executor, stream, workspaceId, head)), first_position: '', last_position: '' };
+  }
+
+  /** Tells apart why a single-event append wrote nothing, as pa_append_events does. */
+  private async whyNotAppended(executor: Pool | PoolClient, stream: string, workspaceId: string, head: StreamHead) {
+    const { rows } = await executor.query<{ version: string; workspace_id: string | null; digest: string | null }>(
+      `SELECT (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = $1) AS version,
+              h.workspace_id, h.digest
+         FROM (SELECT 1) one LEFT JOIN events h ON h.stream_id = $1 AND h.stream_version = $2`,
+      [stream, head.version],
+    );
+    const row = rows[0]!;
+    if (head.version === 0 || row.digest === null) return { status: 'conflict', actual_version: row.version };
+    if (row.workspace_id !== workspaceId) return { status: 'wrong_workspace', actual_version: row.version };
+    if (row.digest !== head.digest) return { status: 'stale_head', actual_version: row.version };
+    return { status: 'conflict', actual_version: row.version };
   }
 
   private async headFor(stream: string, expected: ExpectedVersion, workspaceId: string, executor: Pool | PoolClient): Promise<StreamHead> {
@@ -280,7 +356,8 @@ export class PostgresEventStore {
       envelopes.push({ ...envelope, digest });
       prevDigest = digest;
       const metadata = { causationId: envelope.causationId, correlationId: envelope.correlationId, traceparent: envelope.traceparent, actor: envelope.actor };
-      return { id: envelope.id, type: envelope.type, schemaVersion, occurredAt: envelope.occurredAt, data, metadata, digest, prevDigest: envelope.prevDigest };
+      const row: PreparedRow = { id: envelope.id, type: envelope.type, schemaVersion, occurredAt: envelope.occurredAt, data, metadata, digest, prevDigest: envelope.prevDigest };
+      return row;
     });
     return { rows, envelopes, headDigest: prevDigest as string };
   }
