@@ -34,10 +34,11 @@ ALTER SEQUENCE events_global_position_seq OWNED BY events.global_position;
 
 CREATE INDEX events_workspace_position ON events (workspace_id, global_position);
 
--- Every inserted row takes its position here, after its transaction has an id: the relay's gap
--- rule relies on every holder of an allocated position being visible as running to later
--- snapshots (docs/adr/0002-relay-high-water-mark.md). A trigger makes that hold for any insert,
--- not only for those that go through pa_append_events.
+-- A row inserted without a position takes it here, after its transaction has an id: the
+-- relay's gap rule relies on every holder of an allocated position being visible as running
+-- to later snapshots (docs/adr/0002-relay-high-water-mark.md). The WHEN clause is evaluated
+-- without calling the function, so pa_append_events, which takes the id once and then
+-- allocates positions for a whole batch itself, pays nothing per row.
 CREATE FUNCTION events_assign_position() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM pg_current_xact_id();
@@ -46,7 +47,7 @@ BEGIN
 END;
 $$;
 CREATE TRIGGER events_assign_position BEFORE INSERT ON events
-  FOR EACH ROW EXECUTE FUNCTION events_assign_position();
+  FOR EACH ROW WHEN (NEW.global_position IS NULL) EXECUTE FUNCTION events_assign_position();
 
 -- The log is append-only: updates and deletes are refused at the database, so only someone
 -- who can disable triggers can rewrite history, and the digest chain exposes that.
@@ -95,6 +96,8 @@ DECLARE
   v_ws      text;
   v_digest  char(64);
 BEGIN
+  -- The transaction id first, then the positions (see events_assign_position).
+  PERFORM pg_current_xact_id();
   IF p_expected = 0 THEN
     INSERT INTO streams (stream_id, workspace_id, category)
       VALUES (p_stream, p_workspace, p_category)
@@ -126,9 +129,9 @@ BEGIN
 
   RETURN QUERY
   WITH inserted AS (
-    INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, workspace_id,
-                        occurred_at, data, metadata, digest, prev_digest)
-    SELECT (e.r->>'id')::uuid, p_stream, p_expected + e.n, e.r->>'type', (e.r->>'schemaVersion')::int,
+    INSERT INTO events (global_position, event_id, stream_id, stream_version, type, schema_version,
+                        workspace_id, occurred_at, data, metadata, digest, prev_digest)
+    SELECT nextval('events_global_position_seq'), (e.r->>'id')::uuid, p_stream, p_expected + e.n, e.r->>'type', (e.r->>'schemaVersion')::int,
            p_workspace, (e.r->>'occurredAt')::timestamptz, e.r->'data', e.r->'metadata',
            e.r->>'digest', e.r->>'prevDigest'
       FROM jsonb_array_elements(p_events) WITH ORDINALITY AS e(r, n)
