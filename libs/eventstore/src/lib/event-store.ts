@@ -233,7 +233,8 @@ export class PostgresEventStore {
 
   /**
    * One round trip. A single event (the common case) is a plain INSERT that builds on the
-   * head only if the head is still there; several go through pa_append_events. Statements are
+   * head only if the head is still there; several go through pa_append_events, which is also
+   * asked when a single INSERT wrote nothing, since it tells the reasons apart. Statements are
    * named, so each is parsed and planned once per connection.
    */
   private async write(
@@ -243,14 +244,15 @@ export class PostgresEventStore {
     head: StreamHead,
     rows: PreparedRow[],
   ): Promise<{ status: string; actual_version: string; first_position: string; last_position: string }> {
-    if (rows.length > 1) {
+    const viaFunction = async () => {
       const { rows: result } = await executor.query({
         name: 'pa_append_events',
         text: 'SELECT * FROM pa_append_events($1, $2, $3, $4, $5, $6::jsonb)',
         values: [stream, workspaceId, streamCategory(stream), head.version, head.digest, JSON.stringify(rows)],
       });
       return result[0];
-    }
+    };
+    if (rows.length > 1) return viaFunction();
     const event = rows[0]!;
     const values = [
       event.id, stream, head.version, event.type, event.schemaVersion, workspaceId, event.occurredAt,
@@ -284,22 +286,7 @@ export class PostgresEventStore {
     if (position !== undefined) {
       return { status: 'ok', actual_version: String(head.version + 1), first_position: position, last_position: position };
     }
-    return { ...(await this.whyNotAppended(executor, stream, workspaceId, head)), first_position: '', last_position: '' };
-  }
-
-  /** Tells apart why a single-event append wrote nothing, as pa_append_events does. */
-  private async whyNotAppended(executor: Pool | PoolClient, stream: string, workspaceId: string, head: StreamHead) {
-    const { rows } = await executor.query<{ version: string; workspace_id: string | null; digest: string | null }>(
-      `SELECT (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = $1) AS version,
-              h.workspace_id, h.digest
-         FROM (SELECT 1) one LEFT JOIN events h ON h.stream_id = $1 AND h.stream_version = $2`,
-      [stream, head.version],
-    );
-    const row = rows[0]!;
-    if (head.version === 0 || row.digest === null) return { status: 'conflict', actual_version: row.version };
-    if (row.workspace_id !== workspaceId) return { status: 'wrong_workspace', actual_version: row.version };
-    if (row.digest !== head.digest) return { status: 'stale_head', actual_version: row.version };
-    return { status: 'conflict', actual_version: row.version };
+    return viaFunction();
   }
 
   private async headFor(stream: string, expected: ExpectedVersion, workspaceId: string, executor: Pool | PoolClient): Promise<StreamHead> {

@@ -24,22 +24,23 @@ export class MetricsService {
         this.set(status().role === 'active' ? 1 : 0);
       },
     });
+    // Both figures come from one backlog query per scrape; the backlog gauge is collected
+    // first (registration order) and sets the stall gauge on the way.
     const lag = () => this.relay.lag();
     new Gauge({
       name: 'packetagent_relay_backlog_events',
       help: 'Committed events not yet acknowledged by JetStream (shared by all replicas).',
       registers,
       async collect() {
-        this.set((await lag()).events);
+        const current = await lag();
+        this.set(current.events);
+        stalled.set(current.stalledMs / 1_000);
       },
     });
-    new Gauge({
+    const stalled = new Gauge({
       name: 'packetagent_relay_stalled_seconds',
       help: 'How long committed events have waited for the relay; 0 when nothing is behind.',
       registers,
-      async collect() {
-        this.set((await lag()).stalledMs / 1_000);
-      },
     });
     new Gauge({
       name: 'packetagent_relay_cursor_position',

@@ -1,10 +1,9 @@
 import { Client, type Pool } from 'pg';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type PubAck } from '@nats-io/jetstream';
-import { eventSubject, type EventEnvelope } from '@packetagent/contracts';
+import { eventSubject } from '@packetagent/contracts';
 import { BusHeaders, ensureEventsStream, type EventsStreamOptions, type Topology } from '@packetagent/bus';
 import { withSpan } from '@packetagent/telemetry';
-import { rowToEnvelope, type EventRow } from '../rows';
 import { DEFAULT_DOORBELL_CHANNEL } from '../event-store';
 import { decidePublishable, parseSnapshot, type PendingGap, type PgSnapshot } from './gap-rule';
 import { findMissingPositions } from './stream-audit';
@@ -64,17 +63,45 @@ export interface WireEvent {
   json: string;
 }
 
-function toWire(event: EventEnvelope): WireEvent {
-  return {
-    position: event.globalPosition,
-    id: event.id,
-    type: event.type,
-    workspaceId: event.workspaceId,
-    stream: event.stream,
-    schemaVersion: event.schemaVersion,
-    traceparent: event.traceparent,
-    json: JSON.stringify(event),
-  };
+/**
+ * The columns a WireEvent is made of, for any query over `events e`. Postgres renders each
+ * envelope's JSON itself, so the relay forwards text without parsing and re-serialising it.
+ */
+const WIRE_COLUMNS = `e.global_position AS p, e.event_id AS id, e.type, e.workspace_id, e.stream_id, e.schema_version,
+  e.metadata->>'traceparent' AS traceparent,
+  json_build_object(
+    'id', e.event_id, 'type', e.type, 'schemaVersion', e.schema_version, 'stream', e.stream_id,
+    'streamVersion', e.stream_version, 'globalPosition', e.global_position, 'workspaceId', e.workspace_id,
+    'occurredAt', to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'causationId', e.metadata->'causationId', 'correlationId', e.metadata->'correlationId',
+    'traceparent', e.metadata->'traceparent', 'actor', e.metadata->'actor', 'data', e.data,
+    'digest', e.digest, 'prevDigest', e.prev_digest
+  )::text AS envelope`;
+
+interface WireRow {
+  p: string | null;
+  id: string;
+  type: string;
+  workspace_id: string;
+  stream_id: string;
+  schema_version: number;
+  traceparent: string | null;
+  envelope: string;
+}
+
+function toWire(rows: WireRow[]): WireEvent[] {
+  return rows
+    .filter((row) => row.p !== null)
+    .map((row) => ({
+      position: Number(row.p),
+      id: row.id,
+      type: row.type,
+      workspaceId: row.workspace_id,
+      stream: row.stream_id,
+      schemaVersion: row.schema_version,
+      traceparent: row.traceparent,
+      json: row.envelope,
+    }));
 }
 
 const LOCK_NAMESPACE = 0x5041_5245; // "PARE"
@@ -160,12 +187,15 @@ export class OutboxRelay {
    */
   async lag(): Promise<{ cursor: number; events: number; stalledMs: number }> {
     const { rows } = await this.pool.query<{ cursor: string; behind: string; oldest_ms: string | null; cursor_ms: string | null }>(
-      `SELECT coalesce(c.position, 0) AS cursor,
-              (SELECT count(*) FROM events e WHERE e.global_position > coalesce(c.position, 0)) AS behind,
-              (SELECT extract(epoch FROM now() - min(e.occurred_at)) * 1000 FROM events e
-                WHERE e.global_position > coalesce(c.position, 0)) AS oldest_ms,
+      `SELECT coalesce(c.position, 0) AS cursor, b.behind,
+              extract(epoch FROM now() - b.oldest) * 1000 AS oldest_ms,
               extract(epoch FROM now() - c.updated_at) * 1000 AS cursor_ms
-         FROM (VALUES ($1::text)) AS n(name) LEFT JOIN relay_cursors c ON c.name = n.name`,
+         FROM (VALUES ($1::text)) AS n(name)
+         LEFT JOIN relay_cursors c ON c.name = n.name
+         CROSS JOIN LATERAL (
+           SELECT count(*) AS behind, min(e.occurred_at) AS oldest FROM events e
+            WHERE e.global_position > coalesce(c.position, 0)
+         ) b`,
       [this.name],
     );
     const row = rows[0]!;
@@ -304,42 +334,17 @@ export class OutboxRelay {
    * plus a transaction id taken after that snapshot: an upper bound on the ids of every
    * transaction that could hold a hole (see gap-rule.ts). Taking it costs one id per read; the
    * transaction writes nothing, so its commit does not wait for a WAL flush.
-   * Postgres renders each envelope's JSON itself, so the relay forwards text without parsing
-   * and re-serialising every event.
    */
   private async readBatch(after: number): Promise<{ snapshot: PgSnapshot; events: WireEvent[] }> {
-    const { rows } = await this.pool.query<{ snap: string; bound: string; p: string | null; id: string; type: string; workspace_id: string; stream_id: string; schema_version: number; traceparent: string | null; envelope: string }>(
-      `SELECT s.snap, s.bound, e.global_position AS p, e.event_id AS id, e.type, e.workspace_id, e.stream_id, e.schema_version,
-              e.metadata->>'traceparent' AS traceparent,
-              json_build_object(
-                'id', e.event_id, 'type', e.type, 'schemaVersion', e.schema_version, 'stream', e.stream_id,
-                'streamVersion', e.stream_version, 'globalPosition', e.global_position, 'workspaceId', e.workspace_id,
-                'occurredAt', to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                'causationId', e.metadata->'causationId', 'correlationId', e.metadata->'correlationId',
-                'traceparent', e.metadata->'traceparent', 'actor', e.metadata->'actor', 'data', e.data,
-                'digest', e.digest, 'prevDigest', e.prev_digest
-              )::text AS envelope
+    const { rows } = await this.pool.query<WireRow & { snap: string; bound: string }>(
+      `SELECT s.snap, s.bound, ${WIRE_COLUMNS}
          FROM (SELECT pg_current_snapshot()::text AS snap, pg_current_xact_id()::text AS bound) s
          LEFT JOIN LATERAL (
            SELECT * FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2
          ) e ON true`,
       [after, this.opts.batchSize],
     );
-    return {
-      snapshot: parseSnapshot(rows[0]!.snap, rows[0]!.bound),
-      events: rows
-        .filter((row) => row.p !== null)
-        .map((row) => ({
-          position: Number(row.p),
-          id: row.id,
-          type: row.type,
-          workspaceId: row.workspace_id,
-          stream: row.stream_id,
-          schemaVersion: row.schema_version,
-          traceparent: row.traceparent,
-          json: row.envelope,
-        })),
-    };
+    return { snapshot: parseSnapshot(rows[0]!.snap, rows[0]!.bound), events: toWire(rows) };
   }
 
   /**
@@ -440,11 +445,11 @@ export class OutboxRelay {
         await this.resync();
         for (let i = 0; i < missing.length; i += this.opts.batchSize) {
           const chunk = missing.slice(i, i + this.opts.batchSize);
-          const { rows } = await this.pool.query<EventRow>(
-            `SELECT * FROM events WHERE global_position = ANY($1) ORDER BY global_position`,
+          const { rows } = await this.pool.query<WireRow>(
+            `SELECT ${WIRE_COLUMNS} FROM events e WHERE e.global_position = ANY($1) ORDER BY e.global_position`,
             [chunk],
           );
-          republished += await this.publishInOrder(rows.map((row) => toWire(rowToEnvelope(row))), true);
+          republished += await this.publishInOrder(toWire(rows), true);
         }
       }
       this.state.repairedTotal += republished;

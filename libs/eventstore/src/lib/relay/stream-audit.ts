@@ -1,10 +1,33 @@
 import type { Pool } from 'pg';
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { BusHeaders } from '@packetagent/bus';
 
 /**
+ * Visits every message of a stream in order, headers only, through an ordered consumer. An
+ * empty stream (purged, recreated) would yield nothing and never end, so it is not read.
+ */
+export async function scanStreamHeaders(
+  js: JetStreamClient,
+  stream: string,
+  messagesInStream: number,
+  visit: (message: JsMsg) => void,
+): Promise<void> {
+  if (messagesInStream === 0) return;
+  const consumer = await js.consumers.get(stream, { headers_only: true });
+  try {
+    const messages = await consumer.consume({ max_messages: 1_000 });
+    for await (const message of messages) {
+      visit(message);
+      if (message.info.pending === 0) break;
+    }
+  } finally {
+    await consumer.delete().catch(() => undefined);
+  }
+}
+
+/**
  * Positions at or below `upTo` that the store holds but the stream does not. Reads only
- * message headers through an ordered consumer, then compares with the store page by page.
+ * message headers, then compares with the store page by page.
  */
 export async function findMissingPositions(
   js: JetStreamClient,
@@ -14,20 +37,10 @@ export async function findMissingPositions(
   messagesInStream: number,
 ): Promise<number[]> {
   const present = new Set<number>();
-  // An empty stream (purged, recreated) yields nothing to an ordered consumer: skip the scan.
-  if (messagesInStream > 0) {
-    const consumer = await js.consumers.get(stream, { headers_only: true });
-    try {
-      const messages = await consumer.consume({ max_messages: 1_000 });
-      for await (const message of messages) {
-        const position = Number(message.headers?.get(BusHeaders.GlobalPosition) ?? 0);
-        if (position > 0) present.add(position);
-        if (message.info.pending === 0) break;
-      }
-    } finally {
-      await consumer.delete().catch(() => undefined);
-    }
-  }
+  await scanStreamHeaders(js, stream, messagesInStream, (message) => {
+    const position = Number(message.headers?.get(BusHeaders.GlobalPosition) ?? 0);
+    if (position > 0) present.add(position);
+  });
   const missing: number[] = [];
   let after = 0;
   for (;;) {
