@@ -3,26 +3,12 @@ import { headers as natsHeaders, type Msg, type NatsConnection, type Subscriptio
 import { Kvm, type KV } from '@nats-io/kv';
 import type { z } from 'zod';
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import { DomainError, TransientError, ValidationError } from '@packetagent/contracts';
+import { DomainError, TransientError, ValidationError, type CommandDefinition } from '@packetagent/contracts';
+
+export { defineCommand, type CommandDefinition } from '@packetagent/contracts';
 import { extractTraceContext, injectTraceContext, SpanKind, withSpan } from '@packetagent/telemetry';
 import { BusHeaders } from './headers';
 import type { Topology } from './topology';
-
-/** A command: a name (subject token), a request schema and a response schema. */
-export interface CommandDefinition<Req extends z.ZodType, Res extends z.ZodType> {
-  name: string;
-  request: Req;
-  response: Res;
-}
-
-export function defineCommand<Req extends z.ZodType, Res extends z.ZodType>(
-  name: string,
-  request: Req,
-  response: Res,
-): CommandDefinition<Req, Res> {
-  if (!/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/.test(name)) throw new Error(`command name "${name}" must be dotted lower-case`);
-  return { name, request, response };
-}
 
 /** The remote side refused or failed the command; `code` is its DomainError code. */
 export class RemoteCommandError extends DomainError {

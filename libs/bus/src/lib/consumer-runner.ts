@@ -1,5 +1,5 @@
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import {
   DomainError,
   parseEnvelope,
@@ -13,6 +13,9 @@ import type { Topology } from './topology';
 
 export type EventHandler<T = unknown> = (event: DecodedEvent<T>, context: HandlerContext) => Promise<void>;
 
+/** Turns a delivery into the handler's input; throwing refuses the message (dead-lettered with the reason). */
+export type MessageDecoder<T> = (message: JsMsg) => T;
+
 export interface HandlerContext {
   /** Tells JetStream the work goes on, so the delivery is not redelivered meanwhile. */
   working(): void;
@@ -22,6 +25,11 @@ export interface HandlerContext {
 
 export interface ConsumerRunnerOptions {
   durable: string;
+  /**
+   * Another stream than PA_EVENTS (with its subject root), for messages that are not event
+   * envelopes, such as queue triggers; `provision` creates it before the consumer.
+   */
+  source?: { stream: string; subjectRoot: string; provision: (jsm: JetStreamManager) => Promise<unknown> };
   /** Subject filter below the events root, e.g. `*.run.>`; defaults to every event. */
   filter?: string;
   maxDeliver?: number;
@@ -49,18 +57,20 @@ function describe(error: unknown): { code: string; reason: string } {
  * ack on success, nak with backoff on a transient failure, keep long work alive with
  * working(), and drain in-flight work on stop.
  */
-export class ConsumerRunner {
+export class ConsumerRunner<T = DecodedEvent> {
   private messages: ConsumerMessages | null = null;
   private running: Promise<void> | null = null;
   private inFlight: Promise<void> = Promise.resolve();
   private readonly js: JetStreamClient;
-  private readonly options: Required<Omit<ConsumerRunnerOptions, 'log' | 'filter'>> & Pick<ConsumerRunnerOptions, 'log' | 'filter'>;
+  private readonly options: Required<Omit<ConsumerRunnerOptions, 'log' | 'filter' | 'source'>> &
+    Pick<ConsumerRunnerOptions, 'log' | 'filter' | 'source'>;
 
+  /** `decoder` is the event registry for PA_EVENTS, or a decoder for another source's messages. */
   constructor(
     private readonly nc: NatsConnection,
     private readonly topo: Topology,
-    private readonly registry: EventRegistry,
-    private readonly handler: EventHandler,
+    private readonly decoder: EventRegistry | MessageDecoder<T>,
+    private readonly handler: (value: T, context: HandlerContext) => Promise<void>,
     options: ConsumerRunnerOptions,
   ) {
     this.js = jetstream(nc);
@@ -75,9 +85,9 @@ export class ConsumerRunner {
 
   consumerSpec(): DurableConsumerSpec {
     return {
-      stream: this.topo.eventsStream,
+      stream: this.options.source?.stream ?? this.topo.eventsStream,
       durable: this.options.durable,
-      filterSubject: `${this.topo.eventsSubjectRoot}.${this.options.filter ?? '>'}`,
+      filterSubject: `${this.options.source?.subjectRoot ?? this.topo.eventsSubjectRoot}.${this.options.filter ?? '>'}`,
       ackWaitMs: this.options.ackWaitMs,
       maxAckPending: this.options.maxAckPending,
     };
@@ -86,10 +96,12 @@ export class ConsumerRunner {
   async start(): Promise<void> {
     if (this.running) return;
     const jsm = await jetstreamManager(this.nc);
-    await ensureEventsStream(jsm, this.topo, { createOnly: true });
+    if (this.options.source) await this.options.source.provision(jsm);
+    else await ensureEventsStream(jsm, this.topo, { createOnly: true });
     await ensureDeadLetterStream(jsm, this.topo);
-    await ensureDurableConsumer(jsm, this.consumerSpec());
-    const consumer = await this.js.consumers.get(this.topo.eventsStream, this.options.durable);
+    const spec = this.consumerSpec();
+    await ensureDurableConsumer(jsm, spec);
+    const consumer = await this.js.consumers.get(spec.stream, this.options.durable);
     this.messages = await consumer.consume({ max_messages: Math.max(1, this.options.maxAckPending) });
     const messages = this.messages;
     this.running = (async () => {
@@ -112,21 +124,26 @@ export class ConsumerRunner {
   }
 
   private async process(message: JsMsg): Promise<void> {
-    let event: DecodedEvent;
+    let value: T;
     try {
-      event = this.registry.decode(parseEnvelope(message.json()));
+      value = typeof this.decoder === 'function' ? this.decoder(message) : (this.decoder.decode(parseEnvelope(message.json())) as T);
     } catch (error) {
       await this.deadLetter(message, error);
       return;
     }
     const parent = extractTraceContext(message.headers);
+    const event = typeof this.decoder === 'function' ? null : (value as DecodedEvent);
     await withSpan(
-      `consume ${event.type}`,
-      { kind: SpanKind.CONSUMER, parent, attributes: { 'pa.consumer': this.options.durable, 'pa.global_position': event.globalPosition } },
+      event ? `consume ${event.type}` : `consume ${message.subject}`,
+      {
+        kind: SpanKind.CONSUMER,
+        parent,
+        attributes: { 'pa.consumer': this.options.durable, ...(event ? { 'pa.global_position': event.globalPosition } : { 'pa.stream_seq': message.seq }) },
+      },
       async () => {
         const keepAlive = setInterval(() => message.working(), Math.max(1_000, Math.floor(this.options.ackWaitMs / 2)));
         try {
-          await this.handler(event, { working: () => message.working(), deliveryCount: message.info.deliveryCount, subject: message.subject });
+          await this.handler(value, { working: () => message.working(), deliveryCount: message.info.deliveryCount, subject: message.subject });
           await message.ackAck().catch(() => message.ack());
         } catch (error) {
           if (isPermanent(error) || message.info.deliveryCount >= this.options.maxDeliver) {

@@ -88,6 +88,24 @@ export function ensureDeadLetterStream(jsm: JetStreamManager, topo: Topology, op
   });
 }
 
+/**
+ * Where producers publish messages for queue-triggered workers (`<root>.<workspace>.<subject>`).
+ * Kept a week so a consumer that was down catches up; the two-minute window dedupes a
+ * producer's retries by `Nats-Msg-Id`.
+ */
+export function ensureQueueStream(jsm: JetStreamManager, topo: Topology, options: { replicas?: number; maxAgeMs?: number } = {}) {
+  return ensureStream(jsm, {
+    name: topo.queueStream,
+    subjects: [`${topo.queueSubjectRoot}.>`],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    num_replicas: options.replicas ?? 1,
+    duplicate_window: nanos(120_000),
+    max_age: nanos(options.maxAgeMs ?? 7 * 24 * 3_600_000),
+  });
+}
+
 export interface DurableConsumerSpec {
   stream: string;
   durable: string;

@@ -11,6 +11,9 @@ export interface Topology {
   deadLetterSubjectRoot: string;
   commandSubjectRoot: string;
   commandResultsBucket: string;
+  /** Workspace-scoped subjects `<root>.<workspace>.<subject>` whose messages wake queue-triggered workers. */
+  queueStream: string;
+  queueSubjectRoot: string;
 }
 
 const PREFIX = /^[a-z][a-z0-9]{0,31}$/;
@@ -29,5 +32,7 @@ export function topology(prefix = ''): Topology {
     deadLetterSubjectRoot: subject('pa.dlq'),
     commandSubjectRoot: subject('pa.cmd'),
     commandResultsBucket: name('PA_CMD_RESULTS'),
+    queueStream: name('PA_QUEUE'),
+    queueSubjectRoot: subject('pa.q'),
   };
 }

@@ -1,0 +1,122 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { IntakeCommands, type JsonValue } from '@packetagent/contracts';
+import { CommandBus } from '@packetagent/bus';
+import { RequirePermission } from '../access/access.decorators';
+import { Principal, type WorkspacePrincipal } from '../access/principal';
+import {
+  CreateDeploymentBody,
+  CreateDeploymentDto,
+  DeploymentActionBody,
+  DeploymentActionDto,
+  DeploymentsQuery,
+  ManualRunBody,
+  ManualRunDto,
+  RollbackBody,
+  RollbackDto,
+} from './control-plane.dto';
+import { ZodPipe } from './zod.pipe';
+
+@ApiTags('deployments')
+@Controller('api/v1/workspaces/:ws/deployments')
+export class DeploymentsController {
+  constructor(private readonly bus: CommandBus) {}
+
+  /** Webhook secrets appear in this answer only. */
+  @Post()
+  @RequirePermission('deploy')
+  create(@Principal() who: WorkspacePrincipal, @Body(new ZodPipe(CreateDeploymentBody)) body: CreateDeploymentDto) {
+    return this.bus.request(IntakeCommands.createDeployment, {
+      workspaceId: who.workspaceId,
+      actor: who.actor,
+      workerId: body.workerId,
+      version: body.version ?? null,
+      overrides: body.overrides as JsonValue,
+    });
+  }
+
+  @Get()
+  @RequirePermission('inspect')
+  list(@Principal() who: WorkspacePrincipal, @Query(new ZodPipe(DeploymentsQuery, 'query')) query: { workerId?: string; cursor?: string; limit: number }) {
+    return this.bus.request(IntakeCommands.listDeployments, {
+      workspaceId: who.workspaceId,
+      workerId: query.workerId ?? null,
+      cursor: query.cursor ?? null,
+      limit: query.limit,
+    });
+  }
+
+  @Get(':id')
+  @RequirePermission('inspect')
+  get(@Principal() who: WorkspacePrincipal, @Param('id') id: string) {
+    return this.bus.request(IntakeCommands.getDeployment, { workspaceId: who.workspaceId, deploymentId: id });
+  }
+
+  @Post(':id/pause')
+  @HttpCode(200)
+  @RequirePermission('deployment-control')
+  pause(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body(new ZodPipe(DeploymentActionBody)) body: DeploymentActionDto) {
+    return this.control(who, id, 'pause', body.reason);
+  }
+
+  @Post(':id/resume')
+  @HttpCode(200)
+  @RequirePermission('deployment-control')
+  resume(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body(new ZodPipe(DeploymentActionBody)) body: DeploymentActionDto) {
+    return this.control(who, id, 'resume', body.reason);
+  }
+
+  @Post(':id/revoke')
+  @HttpCode(200)
+  @RequirePermission('deployment-control')
+  revoke(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body(new ZodPipe(DeploymentActionBody)) body: DeploymentActionDto) {
+    return this.control(who, id, 'revoke', body.reason);
+  }
+
+  @Post(':id/rollback')
+  @HttpCode(200)
+  @RequirePermission('deployment-control')
+  rollback(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body(new ZodPipe(RollbackBody)) body: RollbackDto) {
+    return this.control(who, id, 'rollback', body.reason, body.version);
+  }
+
+  /**
+   * Manual activation. The idempotency key (body or Idempotency-Key header) is the dedupe key:
+   * the same key again answers 200 with the same run; a new run answers 201.
+   */
+  @Post(':id/runs')
+  @RequirePermission('run-control')
+  async start(
+    @Principal() who: WorkspacePrincipal,
+    @Param('id') id: string,
+    @Headers('idempotency-key') headerKey: string | undefined,
+    @Body(new ZodPipe(ManualRunBody)) body: ManualRunDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const key = body.idempotencyKey ?? headerKey?.slice(0, 200) ?? randomUUID();
+    const result = await this.bus.request(IntakeCommands.activate, {
+      workspaceId: who.workspaceId,
+      actor: who.actor,
+      deploymentId: id,
+      source: 'manual',
+      dedupeKey: `manual:${key}`,
+      input: (body.input ?? null) as JsonValue | null,
+      details: { idempotencyKey: key },
+    });
+    reply.status(result.duplicate ? 200 : 201);
+    return result;
+  }
+
+  private control(who: WorkspacePrincipal, deploymentId: string, action: 'pause' | 'resume' | 'revoke' | 'rollback', reason?: string, version?: number) {
+    return this.bus.request(IntakeCommands.controlDeployment, {
+      workspaceId: who.workspaceId,
+      actor: who.actor,
+      deploymentId,
+      action,
+      version: version ?? null,
+      reason: reason ?? null,
+    });
+  }
+}

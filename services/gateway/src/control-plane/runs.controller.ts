@@ -1,0 +1,43 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { IntakeCommands, type RunState } from '@packetagent/contracts';
+import { CommandBus } from '@packetagent/bus';
+import { RequirePermission } from '../access/access.decorators';
+import { Principal, type WorkspacePrincipal } from '../access/principal';
+import { RunsQuery, StopRunBody, StopRunDto } from './control-plane.dto';
+import { ZodPipe } from './zod.pipe';
+
+@ApiTags('runs')
+@Controller('api/v1/workspaces/:ws/runs')
+export class RunsController {
+  constructor(private readonly bus: CommandBus) {}
+
+  @Get()
+  @RequirePermission('inspect')
+  list(
+    @Principal() who: WorkspacePrincipal,
+    @Query(new ZodPipe(RunsQuery, 'query')) query: { deploymentId?: string; state?: RunState; cursor?: string; limit: number },
+  ) {
+    return this.bus.request(IntakeCommands.listRuns, {
+      workspaceId: who.workspaceId,
+      deploymentId: query.deploymentId ?? null,
+      state: query.state ?? null,
+      cursor: query.cursor ?? null,
+      limit: query.limit,
+    });
+  }
+
+  @Get(':runId')
+  @RequirePermission('inspect')
+  get(@Principal() who: WorkspacePrincipal, @Param('runId') runId: string) {
+    return this.bus.request(IntakeCommands.getRun, { workspaceId: who.workspaceId, runId });
+  }
+
+  /** A run that has not started is cancelled at once; a running one records the request for the supervisor. */
+  @Post(':runId/stop')
+  @HttpCode(200)
+  @RequirePermission('run-control')
+  stop(@Principal() who: WorkspacePrincipal, @Param('runId') runId: string, @Body(new ZodPipe(StopRunBody)) body: StopRunDto) {
+    return this.bus.request(IntakeCommands.stopRun, { workspaceId: who.workspaceId, actor: who.actor, runId, reason: body.reason ?? null });
+  }
+}

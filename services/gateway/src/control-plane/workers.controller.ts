@@ -1,0 +1,60 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, ParseIntPipe, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { IntakeCommands } from '@packetagent/contracts';
+import { CommandBus } from '@packetagent/bus';
+import { RequirePermission } from '../access/access.decorators';
+import { Principal, type WorkspacePrincipal } from '../access/principal';
+import { CreateWorkerBody, CreateWorkerDto, PageQuery } from './control-plane.dto';
+import { definitionSource } from './definition-body';
+import { ZodPipe } from './zod.pipe';
+
+@ApiTags('workers')
+@Controller('api/v1/workspaces/:ws/workers')
+export class WorkersController {
+  constructor(private readonly bus: CommandBus) {}
+
+  @Post()
+  @RequirePermission('author')
+  create(@Principal() who: WorkspacePrincipal, @Body(new ZodPipe(CreateWorkerBody)) body: CreateWorkerDto) {
+    return this.bus.request(IntakeCommands.createWorker, { workspaceId: who.workspaceId, actor: who.actor, ...body });
+  }
+
+  @Get()
+  @RequirePermission('inspect')
+  list(@Principal() who: WorkspacePrincipal, @Query(new ZodPipe(PageQuery, 'query')) query: { cursor?: string; limit: number }) {
+    return this.bus.request(IntakeCommands.listWorkers, { workspaceId: who.workspaceId, cursor: query.cursor ?? null, limit: query.limit });
+  }
+
+  @Get(':workerId')
+  @RequirePermission('inspect')
+  get(@Principal() who: WorkspacePrincipal, @Param('workerId') workerId: string) {
+    return this.bus.request(IntakeCommands.getWorker, { workspaceId: who.workspaceId, workerId });
+  }
+
+  /** The body is the definition itself: JSON, or YAML with Content-Type application/yaml. */
+  @Post(':workerId/versions')
+  @HttpCode(201)
+  @RequirePermission('author')
+  @ApiConsumes('application/json', 'application/yaml')
+  @ApiBody({ description: 'A worker definition (apiVersion packetagent/v1, kind Worker)', schema: { type: 'object' } })
+  createVersion(
+    @Principal() who: WorkspacePrincipal,
+    @Param('workerId') workerId: string,
+    @Headers('content-type') contentType: string | undefined,
+    @Body() body: unknown,
+  ) {
+    return this.bus.request(IntakeCommands.createVersion, { workspaceId: who.workspaceId, actor: who.actor, workerId, ...definitionSource(contentType, body) });
+  }
+
+  @Get(':workerId/versions')
+  @RequirePermission('inspect')
+  versions(@Principal() who: WorkspacePrincipal, @Param('workerId') workerId: string) {
+    return this.bus.request(IntakeCommands.listVersions, { workspaceId: who.workspaceId, workerId });
+  }
+
+  @Get(':workerId/versions/:version')
+  @RequirePermission('inspect')
+  version(@Principal() who: WorkspacePrincipal, @Param('workerId') workerId: string, @Param('version', ParseIntPipe) version: number) {
+    return this.bus.request(IntakeCommands.getVersion, { workspaceId: who.workspaceId, workerId, version });
+  }
+}

@@ -1,0 +1,76 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Pool } from 'pg';
+import type { ActorRef, DeploymentView } from '@packetagent/contracts';
+import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
+import { inTransaction } from '../../shared/database';
+import { NotFoundError } from '../../shared/errors';
+import { newId, Streams } from '../../shared/ids';
+import { deploymentView, type DeploymentRow } from '../deployment.rows';
+import { effectiveVersion, triggerBindings } from '../effective-version';
+import { syncTriggers } from '../trigger-table';
+
+export interface CreateDeployment {
+  workspaceId: string;
+  actor: ActorRef;
+  workerId: string;
+  version: number | null;
+  overrides: unknown;
+}
+
+/** Makes one version runnable, narrowed by the deployment's overrides, with its triggers bound. */
+@Injectable()
+export class CreateDeploymentUseCase {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly store: PostgresEventStore,
+  ) {}
+
+  async execute(command: CreateDeployment): Promise<DeploymentView & { webhooks: { triggerId: string; secret: string }[] }> {
+    return inTransaction(this.pool, async (client) => {
+      const worker = await client.query<{ name: string }>('SELECT name FROM intake.workers WHERE id = $1 AND workspace_id = $2 FOR SHARE', [
+        command.workerId,
+        command.workspaceId,
+      ]);
+      const workerName = worker.rows[0]?.name;
+      if (!workerName) throw new NotFoundError('worker', command.workerId);
+      const pinned = await effectiveVersion(client, command, command.overrides);
+      const id = newId();
+      const bindings = triggerBindings(id, pinned.effective);
+      const maxConcurrentRuns = pinned.effective.bounds.maxConcurrentRuns;
+      const { rows } = await client.query<DeploymentRow>(
+        `INSERT INTO intake.deployments (id, workspace_id, worker_id, worker_name, version, digest, effective_digest, effective,
+                                         overrides, triggers, status, max_concurrent_runs, stream_version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, 'active', $11, 1)
+         RETURNING *`,
+        [
+          id, command.workspaceId, command.workerId, workerName, pinned.version, pinned.digest, pinned.effectiveDigest,
+          JSON.stringify(pinned.effective), JSON.stringify(pinned.overrides), JSON.stringify(bindings), maxConcurrentRuns,
+        ],
+      );
+      const webhooks = await syncTriggers(client, { id, workspaceId: command.workspaceId }, bindings);
+      await this.store.append(
+        Streams.deployment(id),
+        'no_stream',
+        [
+          {
+            type: 'deployment.created',
+            data: {
+              deploymentId: id,
+              workerId: command.workerId,
+              workerName,
+              version: pinned.version,
+              digest: pinned.digest,
+              effectiveDigest: pinned.effectiveDigest,
+              overrides: pinned.overrides,
+              maxConcurrentRuns,
+              triggers: bindings,
+            },
+            actor: command.actor,
+          },
+        ],
+        { workspaceId: command.workspaceId, client },
+      );
+      return { ...deploymentView(rows[0]!), webhooks };
+    });
+  }
+}

@@ -1,0 +1,49 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { IngestAlertsUseCase } from './alerts/ingest-alerts';
+import { ControlDeploymentUseCase } from './deployments/usecases/control-deployment';
+import { CreateDeploymentUseCase } from './deployments/usecases/create-deployment';
+import { ReadDeploymentsUseCase } from './deployments/usecases/read-deployments';
+import { IntakeCommandHandlers } from './intake.handlers';
+import { QueueTriggerConsumer } from './queue/queue-trigger.consumer';
+import { INTAKE_LIMITS, RunAdmission, type IntakeLimits } from './runs/run-admission';
+import { ActivateUseCase } from './runs/usecases/activate';
+import { ReadRunsUseCase } from './runs/usecases/read-runs';
+import { StopRunUseCase } from './runs/usecases/stop-run';
+import { DeliverWebhookUseCase } from './webhooks/deliver-webhook';
+import { CreateVersionUseCase } from './workers/usecases/create-version';
+import { CreateWorkerUseCase } from './workers/usecases/create-worker';
+import { ReadWorkersUseCase } from './workers/usecases/read-workers';
+
+export type IntakeOptions = Partial<IntakeLimits>;
+
+/**
+ * Workers, versions, deployments, activations and run admission. It needs the event store
+ * (EventStoreModule) and the bus (BusModule) from the application, and answers its commands
+ * over NATS, so the gateway and the scheduler reach it the same way in one process or many.
+ */
+@Module({})
+export class IntakeModule {
+  static forRoot(options: IntakeOptions = {}): DynamicModule {
+    const limits: IntakeLimits = { inlineInputBytes: 16 * 1024, maxInputBytes: 256 * 1024, ...options };
+    return {
+      module: IntakeModule,
+      providers: [
+        { provide: INTAKE_LIMITS, useValue: limits },
+        RunAdmission,
+        CreateWorkerUseCase,
+        CreateVersionUseCase,
+        ReadWorkersUseCase,
+        CreateDeploymentUseCase,
+        ControlDeploymentUseCase,
+        ReadDeploymentsUseCase,
+        ActivateUseCase,
+        DeliverWebhookUseCase,
+        IngestAlertsUseCase,
+        ReadRunsUseCase,
+        StopRunUseCase,
+        QueueTriggerConsumer,
+        IntakeCommandHandlers,
+      ],
+    };
+  }
+}

@@ -1,0 +1,81 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { isTerminal, type ActorRef, type RunView } from '@packetagent/contracts';
+import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
+import { inTransaction } from '../../shared/database';
+import { NotFoundError } from '../../shared/errors';
+import { Streams } from '../../shared/ids';
+import { releasableRuns } from '../admission.decider';
+import { RunAdmission } from '../run-admission';
+import { lockDeployment, type DeploymentRow } from '../../deployments/deployment.rows';
+import { runView, type RunRow } from '../run.rows';
+
+export interface StopRun {
+  workspaceId: string;
+  actor: ActorRef;
+  runId: string;
+  reason: string | null;
+}
+
+/**
+ * A run that has not started ends as cancelled at once and frees its slot. A run that may be
+ * executing gets a recorded stop request, which the supervisor honours between steps. The
+ * append is fenced by the run's stream version: if the supervisor started it meanwhile, the
+ * cancel loses and becomes a stop request.
+ */
+@Injectable()
+export class StopRunUseCase {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly store: PostgresEventStore,
+    private readonly admission: RunAdmission,
+  ) {}
+
+  async execute(command: StopRun): Promise<RunView> {
+    return inTransaction(this.pool, async (client) => {
+      const found = await client.query<{ deployment_id: string }>('SELECT deployment_id FROM intake.runs WHERE id = $1 AND workspace_id = $2', [
+        command.runId,
+        command.workspaceId,
+      ]);
+      if (!found.rows[0]) throw new NotFoundError('run', command.runId);
+      // Deployment first, then run: the lock order every admission path uses.
+      const deployment = (await client.query<DeploymentRow>(lockDeployment, [found.rows[0].deployment_id, command.workspaceId])).rows[0]!;
+      const run = (await client.query<RunRow>('SELECT * FROM intake.runs WHERE id = $1 FOR UPDATE', [command.runId])).rows[0]!;
+      if (isTerminal(run.state) || run.stop_requested) return runView(run);
+
+      const version = Number(run.stream_version);
+      const streamVersion = await this.store.streamVersion(Streams.run(run.id));
+      const notStarted = run.state === 'queued' && streamVersion === version;
+      const reason = command.reason ?? 'stopped by an operator';
+      const appended = await this.store.append(
+        Streams.run(run.id),
+        notStarted ? version : 'any',
+        [notStarted ? { type: 'run.cancelled', data: { reason }, actor: command.actor } : { type: 'run.stop_requested', data: { reason: command.reason }, actor: command.actor }],
+        { workspaceId: command.workspaceId, client },
+      );
+      if (!notStarted) {
+        const { rows } = await client.query<RunRow>(
+          `UPDATE intake.runs SET stop_requested = true, updated_at = now() WHERE id = $1 RETURNING *`,
+          [run.id],
+        );
+        return runView(rows[0]!);
+      }
+      const { rows } = await client.query<RunRow>(
+        `UPDATE intake.runs SET state = 'cancelled', hold = NULL, stream_version = $2, updated_at = now() WHERE id = $1 RETURNING *`,
+        [run.id, appended.streamVersion],
+      );
+      const wasHeld = run.hold !== null;
+      const counts = await client.query<DeploymentRow>(
+        `UPDATE intake.deployments SET active_runs = active_runs - $2, held_runs = held_runs - $3, updated_at = now()
+          WHERE id = $1 RETURNING *`,
+        [deployment.id, wasHeld ? 0 : 1, wasHeld ? 1 : 0],
+      );
+      const after = counts.rows[0]!;
+      if (!wasHeld && after.status === 'active') {
+        const free = releasableRuns({ activeRuns: after.active_runs, heldRuns: after.held_runs, maxConcurrentRuns: after.max_concurrent_runs });
+        if (free > 0) await this.admission.releaseHeld(client, after, free, command.actor);
+      }
+      return runView(rows[0]!);
+    });
+  }
+}

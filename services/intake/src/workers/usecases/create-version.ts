@@ -1,0 +1,69 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { canonicalDefinition, parseWorkerDefinition, ValidationError, type ActorRef } from '@packetagent/contracts';
+import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
+import { inTransaction } from '../../shared/database';
+import { NotFoundError } from '../../shared/errors';
+import { Streams } from '../../shared/ids';
+import type { WorkerRow } from '../worker.rows';
+
+export interface CreateVersion {
+  workspaceId: string;
+  actor: ActorRef;
+  workerId: string;
+  source: string;
+  format: 'json' | 'yaml';
+}
+
+/**
+ * Validates a definition and stores it as the worker's next immutable version, identified by
+ * the SHA-256 of its canonical form. A definition equal to the latest version creates nothing.
+ */
+@Injectable()
+export class CreateVersionUseCase {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly store: PostgresEventStore,
+  ) {}
+
+  async execute(command: CreateVersion): Promise<{ version: number; digest: string; created: boolean }> {
+    // Parsing happens before any lock or write: a malformed definition touches nothing.
+    const definition = parseWorkerDefinition(command.source, command.format);
+    const { canonical, digest } = canonicalDefinition(definition);
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<WorkerRow>(
+        'SELECT * FROM intake.workers WHERE id = $1 AND workspace_id = $2 FOR UPDATE',
+        [command.workerId, command.workspaceId],
+      );
+      const worker = rows[0];
+      if (!worker) throw new NotFoundError('worker', command.workerId);
+      if (definition.name !== worker.name) {
+        throw new ValidationError('invalid definition', [
+          { path: 'name', message: `"${definition.name}" does not match the worker's name "${worker.name}"` },
+        ]);
+      }
+      const latest = await client.query<{ version: number; digest: string }>(
+        'SELECT version, digest FROM intake.versions WHERE worker_id = $1 AND version = $2',
+        [worker.id, worker.latest_version],
+      );
+      const head = latest.rows[0];
+      if (head && head.digest.trim() === digest) return { version: head.version, digest, created: false };
+
+      const version = worker.latest_version + 1;
+      const stored = JSON.parse(canonical) as unknown;
+      await client.query(
+        'INSERT INTO intake.versions (worker_id, version, workspace_id, digest, definition) VALUES ($1, $2, $3, $4, $5::jsonb)',
+        [worker.id, version, command.workspaceId, digest, canonical],
+      );
+      await client.query('UPDATE intake.workers SET latest_version = $2 WHERE id = $1', [worker.id, version]);
+      await this.store.append(
+        Streams.worker(worker.id),
+        // worker.created plus one event per version: the stream's version is the fence.
+        worker.latest_version + 1,
+        [{ type: 'worker.version_created', data: { workerId: worker.id, version, digest, definition: stored }, actor: command.actor }],
+        { workspaceId: command.workspaceId, client },
+      );
+      return { version, digest, created: true };
+    });
+  }
+}
