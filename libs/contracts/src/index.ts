@@ -2,3 +2,8 @@ export * from './lib/errors';
 export * from './lib/json';
 export * from './lib/envelope';
 export * from './lib/registry';
+export * from './lib/commands';
+export * from './lib/control-plane';
+export * from './lib/identity';
+export * from './lib/scheduler';
+export * from './lib/worker-definition';

@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { canonicalJson } from '../json';
+import { canonicalDefinition, credentialsOf } from './canonical';
+import { parseWorkerDefinition } from './parse';
+
+const EXAMPLE = resolve(__dirname, '../../../../../examples/release-audit.worker.yaml');
+
+const yamlSource = `
+apiVersion: packetagent/v1
+kind: Worker
+name: nightly-report
+model: { preset: fast }
+instructions: |
+  Summarise yesterday's failed builds.
+tools:
+  - { tool: http_fetch, verbs: [GET], resources: ["HTTPS://CI.Example.com:443/builds/./*"], approval: never }
+  - { tool: slack_post, credentials: [slack_bot] }
+budgets: { perRunUsd: 0.25 }
+exit: { finish: { criteria: ["the summary was posted"] } }
+triggers:
+  - { cron: "0 6 * * *" }
+notifications:
+  - { on: [failed], channel: slack, credential: slack_bot, to: "#builds" }
+`;
+
+// The same meaning: other key order, flow/indentation, spelt-out defaults, another URL spelling.
+const jsonSource = JSON.stringify(
+  {
+    triggers: [{ missed: 'skip', timezone: 'UTC', cron: '0 6 * * *' }],
+    notifications: [{ to: '#builds', credential: 'slack_bot', channel: 'slack', on: ['failed'] }],
+    exit: { finish: { criteria: ['the summary was posted'] } },
+    bounds: { maxToolCalls: 40, maxWallSeconds: 600 },
+    budgets: { perRunUsd: 0.25 },
+    tools: [
+      { approval: 'never', resources: ['https://ci.example.com/builds/*'], verbs: ['GET'], tool: 'http_fetch' },
+      { tool: 'slack_post', verbs: ['post'], approval: 'always', credentials: ['slack_bot'] },
+    ],
+    instructions: "Summarise yesterday's failed builds.\n",
+    model: { preset: 'fast' },
+    name: 'nightly-report',
+    kind: 'Worker',
+    apiVersion: 'packetagent/v1',
+  },
+  null,
+  4,
+);
+
+describe(canonicalDefinition.name, () => {
+  it('gives the same digest for the same meaning in YAML and in JSON', () => {
+    const fromYaml = canonicalDefinition(parseWorkerDefinition(yamlSource, 'yaml'));
+    const fromJson = canonicalDefinition(parseWorkerDefinition(jsonSource, 'json'));
+    expect(fromJson).toEqual(fromYaml);
+    expect(fromYaml.digest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('gives another digest when the meaning changes', () => {
+    const sut = canonicalDefinition(parseWorkerDefinition(yamlSource, 'yaml'));
+    const cheaper = canonicalDefinition(parseWorkerDefinition(yamlSource.replace('perRunUsd: 0.25', 'perRunUsd: 0.2'), 'yaml'));
+    expect(cheaper.digest).not.toBe(sut.digest);
+  });
+
+  it('is RFC 8785 JSON that parses back to the same version', () => {
+    const sut = canonicalDefinition(parseWorkerDefinition(readFileSync(EXAMPLE), 'yaml'));
+    expect(sut.canonical).toBe(canonicalJson(JSON.parse(sut.canonical)));
+    expect(canonicalDefinition(parseWorkerDefinition(sut.canonical, 'json'))).toEqual(sut);
+  });
+});
+
+describe(credentialsOf.name, () => {
+  it('lists each credential of grants and notification routes once, sorted', () => {
+    const sut = parseWorkerDefinition(yamlSource.replace('credentials: [slack_bot]', 'credentials: [slack_bot, ci_token]'), 'yaml');
+    expect(credentialsOf(sut)).toEqual(['ci_token', 'slack_bot']);
+    expect(credentialsOf(parseWorkerDefinition(readFileSync(EXAMPLE), 'yaml'))).toEqual(['ops_hook', 'slack_release_channel']);
+  });
+});

@@ -1,0 +1,45 @@
+export { KNOWN_TOOLS, TOOL_NAMES, isKnownTool, type KnownTool, type ResourceKind, type ToolName } from './known-tools';
+export { MAX_RESOURCE_LENGTH, normaliseResource, resourceCovers, type ResourceCheck } from './resources';
+export {
+  TRIGGER_SPEC_KINDS,
+  triggerKey,
+  triggerKind,
+  type AlertState,
+  type AlertTrigger,
+  type CronTrigger,
+  type ManualTrigger,
+  type QueueTrigger,
+  type TriggerSpecKind,
+  type TriggerSpec,
+  type WebhookTrigger,
+} from './triggers';
+export {
+  WORKER_API_VERSION,
+  APPROVAL_STRICTNESS,
+  BOUND_LIMITS,
+  CREDENTIAL_NAME_PATTERN,
+  MAX_BUDGET_USD,
+  MAX_INSTRUCTIONS_CHARS,
+  MAX_TOOLS,
+  MAX_TRIGGERS,
+  SUPPORTED_WORKER_API_VERSIONS,
+  TRIGGER_NAME_PATTERN,
+  WORKER_NAME_PATTERN,
+  WorkerDefinitionSchema,
+  type ActionBudget,
+  type Approval,
+  type Bounds,
+  type Budgets,
+  type ExitSpec,
+  type JsonSchemaObject,
+  type ModelSpec,
+  type NotificationEvent,
+  type NotificationRoute,
+  type ToolGrant,
+  type ToolGrantOverride,
+  type WorkerDefinition,
+} from './schema';
+export { BroadeningOverrideError, DefinitionError, DefinitionTooLargeError, InvalidOverridesError } from './errors';
+export { MAX_DEFINITION_BYTES, MAX_YAML_ALIASES, parseWorkerDefinition, validateWorkerDefinition, type DefinitionFormat } from './parse';
+export { canonicalDefinition, credentialsOf } from './canonical';
+export { DeploymentOverridesSchema, narrowDefinition, type DeploymentOverrides } from './overrides';
