@@ -1,6 +1,6 @@
 import { IntakeCommands } from '@packetagent/contracts';
 import { RemoteCommandError } from '@packetagent/bus';
-import { definition, startIntake, type IntakeHarness } from '../testing/intake-harness';
+import { definition, startIntake, type IntakeHarness } from '../testing/intake.testkit';
 
 describe('run admission', () => {
   let h: IntakeHarness;

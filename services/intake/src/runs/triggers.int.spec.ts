@@ -3,7 +3,7 @@ import { IntakeCommands, type DeploymentView } from '@packetagent/contracts';
 import { topology } from '@packetagent/bus';
 import { eventually } from '@packetagent/testing';
 import { alertmanagerSample } from '../alerts/alertmanager.sample';
-import { definition, startIntake, type IntakeHarness } from '../testing/intake-harness';
+import { definition, startIntake, type IntakeHarness } from '../testing/intake.testkit';
 import { webhookSignature } from '../webhooks/webhook-signature';
 
 describe('trigger activations', () => {
