@@ -1,7 +1,7 @@
-// Local Postgres and NATS for `npm start` and `npm test` when none is configured.
+// Local Postgres, NATS and Redis for `npm start` and `npm test` when none is configured.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -15,6 +15,18 @@ export function isListening(host, port, timeoutMs = 500) {
     socket.setTimeout(timeoutMs, () => done(false));
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
+  });
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
   });
 }
 
@@ -137,6 +149,84 @@ export async function startNatsServer({ storeDir, port, log }) {
   };
 }
 
+function isRedisProcess(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const procFile = `/proc/${pid}/cmdline`;
+  const command = existsSync(procFile)
+    ? readFileSync(procFile, 'utf8')
+    : spawnSync('ps', ['-p', String(pid), '-o', 'command='], { encoding: 'utf8' }).stdout ?? '';
+  return command.includes('redis-server');
+}
+
+/**
+ * Starts redis-server from PATH with its files in `dir`. With `persist` it snapshots and keeps
+ * an append-only file there (for `npm start`); without, it keeps nothing on disk (for tests).
+ */
+export async function startRedisServer({ dir, port, persist = true, urlVariable = 'PACKETAGENT_REDIS_URL', log }) {
+  const binary = which('redis-server');
+  if (!binary) {
+    throw new Error(
+      'Redis is needed and redis-server is not on PATH. Install it (Debian/Ubuntu: apt-get install redis-server; ' +
+        `macOS: brew install redis) or set ${urlVariable} to a Redis 6.2+ you run.`,
+    );
+  }
+  mkdirSync(dir, { recursive: true });
+  const pidFile = join(dir, 'redis-server.pid');
+  // A previous run that was killed may have left its server running on these files: stop it first.
+  if (existsSync(pidFile)) {
+    const stale = Number(readFileSync(pidFile, 'utf8').trim());
+    if (stale && isRedisProcess(stale)) {
+      log(`Stopping the redis-server left running by a previous start (pid ${stale})...`);
+      process.kill(stale, 'SIGTERM');
+      const deadline = Date.now() + 30_000;
+      while (isRedisProcess(stale)) {
+        if (Date.now() > deadline) throw new Error(`redis-server pid ${stale} (from ${pidFile}) did not stop within 30 s`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    rmSync(pidFile, { force: true });
+  }
+  // Something else answering on the port would pass the listening check below as if it were ours.
+  if (await isListening('127.0.0.1', port)) {
+    throw new Error(
+      `Port ${port} on 127.0.0.1 is already taken, so redis-server cannot listen there. ` +
+        `Choose another one (PACKETAGENT_EMBEDDED_REDIS_PORT) or set ${urlVariable} to a Redis you run.`,
+    );
+  }
+  const logFile = join(dir, '..', persist ? 'redis.log' : 'redis-test.log');
+  log(persist ? `Starting Redis (data in ${dir})...` : 'Starting Redis (nothing kept on disk)...');
+  const args = [
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--protected-mode', 'yes',
+    '--dir', dir,
+    '--pidfile', pidFile,
+    '--logfile', logFile,
+    ...(persist ? ['--save', '60', '1', '--appendonly', 'yes'] : ['--save', '', '--appendonly', 'no']),
+  ];
+  const child = spawn(binary, args, { stdio: 'ignore', detached: true });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  await Promise.race([
+    waitListening('127.0.0.1', port, 'Redis'),
+    exited.then(() => {
+      throw new Error(`redis-server exited at start (is port ${port} taken? see ${logFile})`);
+    }),
+  ]);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
+
 export async function ensureDatabase(adminUrl, database) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: adminUrl });
@@ -153,33 +243,54 @@ export async function ensureDatabase(adminUrl, database) {
 }
 
 /**
- * Postgres and NATS for tests and benchmarks: the given URLs, else the machine's own on
- * 127.0.0.1:5432 / 4222 when they listen, else an embedded Postgres and a nats-server started
- * for this run. Returns the URLs to pass on and a stop() for what was started.
+ * Postgres, NATS and Redis for tests and benchmarks: the given URLs, else the machine's own on
+ * 127.0.0.1:5432 / 4222 / 6379 when they listen, else an embedded Postgres, a nats-server and a
+ * redis-server started for this run (Redis on `redisPort`, or a free port). Returns the URLs to
+ * pass on (undefined where the machine's own is used) and a stop() for what was started.
  */
-export async function ensureTestInfrastructure({ root, databaseUrl, natsUrl, postgresPort, natsPort, log }) {
+export async function ensureTestInfrastructure({ root, databaseUrl, natsUrl, redisUrl, postgresPort, natsPort, redisPort, log }) {
   const stops = [];
-  const urls = { databaseUrl, natsUrl };
-  if (!urls.databaseUrl && !(await isListening('127.0.0.1', 5432))) {
-    log('No Postgres on 127.0.0.1:5432: starting the embedded one for this run.');
-    const pg = await startEmbeddedPostgres({ dataDir: join(root, '.data', 'test-postgres'), port: postgresPort, log });
-    stops.push(pg.stop);
-    urls.databaseUrl = pg.url;
-  }
-  if (!urls.natsUrl && !(await isListening('127.0.0.1', 4222))) {
-    log('No NATS on 127.0.0.1:4222: starting nats-server for this run.');
-    const storeDir = mkdtempSync(join(tmpdir(), 'pa-run-nats-'));
-    const nats = await startNatsServer({ storeDir, port: natsPort, log });
-    stops.push(async () => {
-      await nats.stop();
-      rmSync(storeDir, { recursive: true, force: true });
-    });
-    urls.natsUrl = nats.url;
-  }
-  return {
-    ...urls,
-    stop: async () => {
-      for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    },
+  const urls = { databaseUrl, natsUrl, redisUrl };
+  const stop = async () => {
+    for (const stopOne of stops.reverse()) await stopOne().catch(() => undefined);
   };
+  try {
+    if (!urls.databaseUrl && !(await isListening('127.0.0.1', 5432))) {
+      log('No Postgres on 127.0.0.1:5432: starting the embedded one for this run.');
+      const pg = await startEmbeddedPostgres({ dataDir: join(root, '.data', 'test-postgres'), port: postgresPort, log });
+      stops.push(pg.stop);
+      urls.databaseUrl = pg.url;
+    }
+    if (!urls.natsUrl && !(await isListening('127.0.0.1', 4222))) {
+      log('No NATS on 127.0.0.1:4222: starting nats-server for this run.');
+      const storeDir = mkdtempSync(join(tmpdir(), 'pa-run-nats-'));
+      const nats = await startNatsServer({ storeDir, port: natsPort, log });
+      stops.push(async () => {
+        await nats.stop();
+        rmSync(storeDir, { recursive: true, force: true });
+      });
+      urls.natsUrl = nats.url;
+    }
+    if (!urls.redisUrl && !(await isListening('127.0.0.1', 6379))) {
+      log('No Redis on 127.0.0.1:6379: starting redis-server for this run.');
+      const scratch = mkdtempSync(join(tmpdir(), 'pa-run-redis-'));
+      const redis = await startRedisServer({
+        dir: join(scratch, 'data'),
+        port: redisPort ?? (await freePort()),
+        persist: false,
+        urlVariable: 'PACKETAGENT_TEST_REDIS_URL',
+        log,
+      });
+      stops.push(async () => {
+        await redis.stop();
+        rmSync(scratch, { recursive: true, force: true });
+      });
+      urls.redisUrl = redis.url;
+    }
+  } catch (error) {
+    // What did start must not outlive a failed start of the rest.
+    await stop();
+    throw error;
+  }
+  return { ...urls, stop };
 }

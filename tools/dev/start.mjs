@@ -1,11 +1,12 @@
-// `npm start`: installs what is missing, starts Postgres and NATS unless URLs are given, then
-// the all-in-one app; Ctrl-C stops everything this command started.
+// `npm start`: installs what is missing, starts Postgres, NATS and Redis unless URLs are given,
+// then the all-in-one app; Ctrl-C stops everything this command started.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ensureInstalled, ROOT } from './install.mjs';
 
-const DATA = process.env.PACKETAGENT_DATA_DIR ?? join(ROOT, '.data');
+// Absolute: the app is handed this path and the messages below print it.
+const DATA = resolve(process.env.PACKETAGENT_DATA_DIR || join(ROOT, '.data'));
 const LOCK = join(DATA, 'packetagent.pid');
 const PORT = Number(process.env.PACKETAGENT_PORT ?? 8484);
 const log = (message) => process.stdout.write(`${message}\n`);
@@ -59,7 +60,7 @@ async function main() {
 
   try {
     ensureInstalled();
-    const { ensureDatabase, startEmbeddedPostgres, startNatsServer } = await import('./infra.mjs');
+    const { ensureDatabase, startEmbeddedPostgres, startNatsServer, startRedisServer } = await import('./infra.mjs');
 
     let databaseUrl = process.env.PACKETAGENT_DATABASE_URL;
     if (!databaseUrl) {
@@ -84,6 +85,17 @@ async function main() {
       natsUrl = nats.url;
     }
 
+    let redisUrl = process.env.PACKETAGENT_REDIS_URL;
+    if (!redisUrl) {
+      const redis = await startRedisServer({
+        dir: join(DATA, 'redis'),
+        port: Number(process.env.PACKETAGENT_EMBEDDED_REDIS_PORT ?? 6389),
+        log,
+      });
+      stops.push(redis.stop);
+      redisUrl = redis.url;
+    }
+
     const app = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'services/all-in-one/src/main.ts')], {
       cwd: ROOT,
       env: {
@@ -91,6 +103,8 @@ async function main() {
         SWC_NODE_PROJECT: join(ROOT, 'tsconfig.base.json'),
         PACKETAGENT_DATABASE_URL: databaseUrl,
         PACKETAGENT_NATS_URL: natsUrl,
+        PACKETAGENT_REDIS_URL: redisUrl,
+        PACKETAGENT_DATA_DIR: DATA,
         PACKETAGENT_PORT: String(PORT),
       },
       stdio: 'inherit',
@@ -119,11 +133,16 @@ async function main() {
       if (Date.now() > deadline) throw new Error(`the app did not become ready at ${base}/readyz within 120 s`);
       await new Promise((r) => setTimeout(r, 250));
     }
+    // The app writes the token at boot while no owner exists and deletes it once setup is done.
+    const setupToken = join(DATA, 'setup-token');
     log('');
     log(`PacketAgent is running at ${base}`);
     log(`  health:    ${base}/healthz   readiness: ${base}/readyz`);
-    log('  sign-in:   not needed yet: this build serves only the health endpoints, on 127.0.0.1. Accounts, the');
-    log('             first-run setup token and the operations console arrive with the gateway and console.');
+    log(
+      existsSync(setupToken)
+        ? `First run: open ${base} and complete setup with the token in ${setupToken} (or POST /api/v1/setup)`
+        : `Sign in at ${base}`,
+    );
     log('Press Ctrl-C to stop everything this command started.');
   } catch (error) {
     process.stderr.write(`\n${error.message}\n`);

@@ -1,4 +1,4 @@
-// `npm test`: installs what is missing, makes sure Postgres and NATS are reachable (starting
+// `npm test`: installs what is missing, makes sure Postgres, NATS and Redis are reachable (starting
 // local ones when nothing is configured or listening), then lint, typecheck and every test.
 import { spawn } from 'node:child_process';
 import { ensureInstalled, ROOT } from './install.mjs';
@@ -13,6 +13,7 @@ async function main() {
       root: ROOT,
       databaseUrl: process.env.PACKETAGENT_TEST_DATABASE_URL,
       natsUrl: process.env.PACKETAGENT_TEST_NATS_URL,
+      redisUrl: process.env.PACKETAGENT_TEST_REDIS_URL,
       postgresPort: 54339,
       natsPort: 4239,
       log: (message) => process.stdout.write(`${message}\n`),
@@ -20,6 +21,7 @@ async function main() {
     const env = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false' };
     if (infra.databaseUrl) env.PACKETAGENT_TEST_DATABASE_URL = infra.databaseUrl;
     if (infra.natsUrl) env.PACKETAGENT_TEST_NATS_URL = infra.natsUrl;
+    if (infra.redisUrl) env.PACKETAGENT_TEST_REDIS_URL = infra.redisUrl;
     code = await new Promise((resolve) => {
       // CI checks everything afresh; locally, unchanged lint, typecheck and build results are reused.
       const args = ['nx', 'run-many', '-t', 'lint', 'typecheck', 'test', 'build', '--output-style=static', ...(process.env.CI ? ['--skip-nx-cache'] : [])];

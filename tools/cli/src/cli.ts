@@ -1,0 +1,109 @@
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { ApiClient } from './api-client';
+import { deploy } from './commands/deploy';
+import { getRun, startRun } from './commands/run';
+import { applyWorker } from './commands/worker-apply';
+import type { CommandContext } from './context';
+import { CliError, ExitCode, renderError, UsageError } from './errors';
+
+export const DEFAULT_API_URL = 'http://127.0.0.1:8484';
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: NodeJS.ProcessEnv;
+  /** Relative file paths are read from here. */
+  cwd: string;
+  readStdin(): Promise<string>;
+}
+
+interface GlobalOptions {
+  apiUrl?: string;
+  apiKey?: string;
+  workspace?: string;
+  json?: boolean;
+}
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) throw new InvalidArgumentError('must be a positive integer.');
+  return number;
+}
+
+/** Flags win over the environment; an empty variable counts as unset. */
+function contextFor(command: Command, io: CliIo): CommandContext {
+  const options = command.optsWithGlobals<GlobalOptions>();
+  const apiKey = options.apiKey || io.env['PACKETAGENT_API_KEY'];
+  if (!apiKey) throw new UsageError('no API key: pass --api-key or set PACKETAGENT_API_KEY');
+  const workspace = options.workspace || io.env['PACKETAGENT_WORKSPACE'];
+  if (!workspace) throw new UsageError('no workspace: pass --workspace or set PACKETAGENT_WORKSPACE');
+  const client = new ApiClient({ apiUrl: options.apiUrl || io.env['PACKETAGENT_API_URL'] || DEFAULT_API_URL, apiKey, workspace });
+  return {
+    client,
+    documents: { cwd: io.cwd, readStdin: io.readStdin },
+    report: (lines, machine) => io.stdout(options.json ? `${JSON.stringify(machine, null, 2)}\n` : `${lines.join('\n')}\n`),
+  };
+}
+
+function buildProgram(io: CliIo): Command {
+  const program = new Command('packetagent')
+    .description('Command line for a PacketAgent server.')
+    .option('--api-url <url>', `API base URL (env PACKETAGENT_API_URL, default ${DEFAULT_API_URL})`)
+    .option('--api-key <key>', 'API key (env PACKETAGENT_API_KEY; prefer the variable: flags show in process lists)')
+    .option('--workspace <id>', 'workspace id (env PACKETAGENT_WORKSPACE)')
+    .option('--json', 'print machine-readable JSON on stdout')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
+
+  const worker = program.command('worker').description('Worker definitions and versions.');
+  worker
+    .command('apply')
+    .description('Create the worker named in a definition when absent, then add the file as its next version.')
+    .requiredOption('-f, --file <path>', 'worker definition, YAML or JSON ("-" for standard input)')
+    .action((options: { file: string }, command: Command) => applyWorker(contextFor(command, io), options.file));
+
+  program
+    .command('deploy')
+    .description('Deploy a version of a worker; prints webhook URLs and their secrets, shown only once.')
+    .argument('<worker>', 'worker name or id')
+    .option('--version <n>', 'version to deploy (default: the latest)', positiveInteger)
+    .option('--overrides <file>', 'deployment overrides, YAML or JSON: narrower tools, budgets, bounds, disabled triggers')
+    .action((workerRef: string, options: { version?: number; overrides?: string }, command: Command) =>
+      deploy(contextFor(command, io), workerRef, options),
+    );
+
+  const run = program.command('run').description('Runs.');
+  run
+    .command('start')
+    .description('Start a run of a deployment by hand; prints the run id.')
+    .argument('<deployment>', 'deployment id')
+    .option('--input <json>', 'run input as JSON, or @file for a JSON or YAML file')
+    .option('--idempotency-key <key>', 'the same key again returns the same run')
+    .action((deploymentId: string, options: { input?: string; idempotencyKey?: string }, command: Command) =>
+      startRun(contextFor(command, io), deploymentId, options),
+    );
+  run
+    .command('get')
+    .description("Print a run's state and fields.")
+    .argument('<run>', 'run id')
+    .action((runId: string, _options: unknown, command: Command) => getRun(contextFor(command, io), runId));
+
+  return program;
+}
+
+/** Runs one command line and returns the process exit code (see ExitCode). */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    await buildProgram(io).parseAsync([...argv], { from: 'user' });
+    return ExitCode.ok;
+  } catch (error) {
+    // Commander has already printed its own message (or the help).
+    if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.failure;
+    if (error instanceof CliError) {
+      io.stderr(renderError(error));
+      return error.exitCode;
+    }
+    io.stderr(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return ExitCode.failure;
+  }
+}

@@ -1,0 +1,22 @@
+import { runCli } from './cli';
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk: string) => (text += chunk));
+    process.stdin.once('end', () => resolve(text));
+    process.stdin.once('error', reject);
+  });
+}
+
+runCli(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+  cwd: process.cwd(),
+  readStdin,
+}).then((code) => {
+  // exitCode rather than exit(): output still buffered for a pipe is written before the process ends.
+  process.exitCode = code;
+});
