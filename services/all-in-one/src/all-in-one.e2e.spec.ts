@@ -47,6 +47,9 @@ describe('all-in-one', () => {
         PACKETAGENT_DATABASE_URL: db.url,
         PACKETAGENT_NATS_URL: nats.url,
         PACKETAGENT_RELAY_POLL_MS: '50',
+        PACKETAGENT_REDIS_URL: testEnv.redisUrl,
+        PACKETAGENT_REDIS_KEY_PREFIX: `e2e${Date.now().toString(36)}:`,
+        PACKETAGENT_DATA_DIR: natsDir,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

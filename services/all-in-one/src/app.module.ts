@@ -1,6 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { BusModule, topology } from '@packetagent/bus';
 import { EventStoreModule } from '@packetagent/eventstore';
+import { ControlPlaneModule, GatewayModule } from '@packetagent/gateway';
+import { IntakeModule } from '@packetagent/intake';
+import { SchedulerModule } from '@packetagent/scheduler';
 import { eventRegistry } from './event-registry';
 import type { Env } from './env';
 import { HealthController } from './health/health.controller';
@@ -9,13 +12,16 @@ import { MetricsController } from './metrics/metrics.controller';
 import { MetricsService } from './metrics/metrics.service';
 import { ENV } from './tokens';
 
+export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+
 /**
- * Every service module in one process, for a laptop. Later services join by adding their
- * module here; they talk over NATS and Postgres exactly as they do when deployed apart.
+ * Every service module in one process, for a laptop. They talk over NATS and Postgres exactly
+ * as they do when deployed apart: the gateway reaches intake by request/reply, the scheduler
+ * fires ticks the same way, and events travel through the relay.
  */
 @Module({})
 export class AppModule {
-  static forRoot(env: Env, log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void): DynamicModule {
+  static forRoot(env: Env, log: Log): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -32,6 +38,24 @@ export class AppModule {
             stream: { replicas: env.PACKETAGENT_NATS_REPLICAS },
             log,
           },
+        }),
+        GatewayModule.forRoot({
+          redisUrl: env.PACKETAGENT_REDIS_URL,
+          dataDir: env.PACKETAGENT_DATA_DIR,
+          setupToken: env.PACKETAGENT_SETUP_TOKEN,
+          cookieSecure: env.PACKETAGENT_COOKIE_SECURE,
+          sessionTtlSeconds: env.PACKETAGENT_SESSION_TTL_SECONDS,
+          publicUrl: env.PACKETAGENT_PUBLIC_URL,
+          redisKeyPrefix: env.PACKETAGENT_REDIS_KEY_PREFIX,
+        }),
+        ControlPlaneModule,
+        IntakeModule.forRoot({ inlineInputBytes: env.PACKETAGENT_INLINE_INPUT_BYTES, maxInputBytes: env.PACKETAGENT_MAX_INPUT_BYTES }),
+        SchedulerModule.forRoot({
+          tickToleranceMs: env.PACKETAGENT_SCHEDULER_TICK_TOLERANCE_MS,
+          maxCatchUpMs: env.PACKETAGENT_SCHEDULER_MAX_CATCH_UP_MS,
+          leaderRetryMs: env.PACKETAGENT_SCHEDULER_LEADER_RETRY_MS,
+          activateTimeoutMs: env.PACKETAGENT_SCHEDULER_ACTIVATE_TIMEOUT_MS,
+          log,
         }),
       ],
       controllers: [HealthController, MetricsController],

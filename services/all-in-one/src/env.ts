@@ -21,6 +21,33 @@ export const EnvSchema = z.object({
   /** Readiness fails when committed events have waited longer than this for the relay. */
   PACKETAGENT_READY_MAX_RELAY_LAG_MS: milliseconds.default(30_000),
   PACKETAGENT_LOG_FORMAT: z.enum(['text', 'json']).default('text'),
+  /** Sessions, login throttling. */
+  PACKETAGENT_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
+  /** Where the one-time setup token file is written on first run. */
+  PACKETAGENT_DATA_DIR: z.string().min(1).default('.data'),
+  /** Sets the one-time setup token instead of generating one (for automation). */
+  PACKETAGENT_SETUP_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  /** Secure attribute of the session cookie (browsers accept Secure cookies from http://localhost and 127.0.0.1). */
+  PACKETAGENT_COOKIE_SECURE: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  PACKETAGENT_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(2_592_000).default(43_200),
+  PACKETAGENT_REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/).default('pa:gw:'),
+  /** The externally visible base URL (listed as the server in the OpenAPI document). */
+  PACKETAGENT_PUBLIC_URL: z.string().url().optional(),
+  /** Largest request body, in bytes; webhook bodies are further limited to 256 KiB. */
+  PACKETAGENT_HTTP_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).max(64 * 1024 * 1024).default(1_048_576),
+  /** Trust X-Forwarded-For from a reverse proxy (true, or a comma-separated list of proxy addresses). */
+  PACKETAGENT_TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v) => (v === 'true' ? true : v === 'false' ? false : v)),
+  PACKETAGENT_SCHEDULER_TICK_TOLERANCE_MS: milliseconds.default(60_000),
+  PACKETAGENT_SCHEDULER_MAX_CATCH_UP_MS: milliseconds.default(604_800_000),
+  PACKETAGENT_SCHEDULER_LEADER_RETRY_MS: milliseconds.default(1_000),
+  PACKETAGENT_SCHEDULER_ACTIVATE_TIMEOUT_MS: milliseconds.default(5_000),
+  /** Activation inputs up to this size travel inside the run's first event, in bytes. */
+  PACKETAGENT_INLINE_INPUT_BYTES: z.coerce.number().int().min(0).default(16 * 1024),
+  /** Larger activation inputs are stored by reference up to this size; beyond it they are refused, in bytes. */
+  PACKETAGENT_MAX_INPUT_BYTES: z.coerce.number().int().min(1_024).max(16 * 1024 * 1024).default(256 * 1024),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
 });
 

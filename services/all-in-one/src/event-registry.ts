@@ -1,8 +1,7 @@
-import { EventRegistry } from '@packetagent/contracts';
+import { EventRegistry, registerIdentityEvents, registerIntakeEvents, registerSchedulerEvents } from '@packetagent/contracts';
 
 /**
- * The schemas this process decodes. Each service contributes its own event schemas from
- * libs/contracts as it lands; until then the registry is empty and any event is refused
- * loudly rather than guessed at.
+ * The schemas this process decodes: every service's events from libs/contracts. An event
+ * whose type or schema version is not here is refused loudly rather than guessed at.
  */
-export const eventRegistry = new EventRegistry();
+export const eventRegistry = registerIdentityEvents(registerSchedulerEvents(registerIntakeEvents(new EventRegistry())));

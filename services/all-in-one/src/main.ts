@@ -5,10 +5,9 @@ const telemetry = startTelemetry({ serviceName: 'packetagent' });
 
 import 'reflect-metadata';
 import { ConsoleLogger, Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { migrateDatabase } from '@packetagent/eventstore';
-import { AppModule } from './app.module';
+import { createApp } from './app.factory';
 import { ConfigurationError, parseEnv } from './env';
 
 async function bootstrap(): Promise<void> {
@@ -16,9 +15,9 @@ async function bootstrap(): Promise<void> {
   const logger = new ConsoleLogger('packetagent', { json: env.PACKETAGENT_LOG_FORMAT === 'json' });
   const log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => {
     const text = fields ? `${message} ${JSON.stringify(fields)}` : message;
-    if (level === 'error') logger.error(text, undefined, 'relay');
-    else if (level === 'warn') logger.warn(text, 'relay');
-    else logger.log(text, 'relay');
+    if (level === 'error') logger.error(text, undefined, 'services');
+    else if (level === 'warn') logger.warn(text, 'services');
+    else logger.log(text, 'services');
   };
 
   // Signals are handled from the first moment: a stop during start-up (migrations) exits
@@ -44,9 +43,7 @@ async function bootstrap(): Promise<void> {
     logger.log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date', 'migrations');
   }
 
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env, log), new FastifyAdapter({ bodyLimit: 1_048_576 }), {
-    logger,
-  });
+  const app = await createApp(env, logger, log);
   started.app = app;
   await app.listen(env.PACKETAGENT_PORT, env.PACKETAGENT_HOST);
   logger.log(`listening on http://${env.PACKETAGENT_HOST}:${env.PACKETAGENT_PORT}`, 'http');

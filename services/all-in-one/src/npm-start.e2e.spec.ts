@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -29,7 +29,7 @@ function run(env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => strin
 
 describe('npm start', () => {
   let dataDir: string;
-  const ports = { app: 0, postgres: 0, nats: 0 };
+  const ports = { app: 0, postgres: 0, nats: 0, redis: 0 };
   const started: ChildProcess[] = [];
 
   beforeAll(async () => {
@@ -37,6 +37,7 @@ describe('npm start', () => {
     ports.app = await freePort();
     ports.postgres = await freePort();
     ports.nats = await freePort();
+    ports.redis = await freePort();
   });
 
   afterAll(() => {
@@ -44,14 +45,16 @@ describe('npm start', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('starts embedded Postgres, NATS and the app, refuses a second start, and stops everything on Ctrl-C', async () => {
+  it('starts embedded Postgres, NATS, Redis and the app, says how to complete setup, refuses a second start, and stops everything on Ctrl-C', async () => {
     const env = {
       PACKETAGENT_DATA_DIR: dataDir,
       PACKETAGENT_PORT: String(ports.app),
       PACKETAGENT_EMBEDDED_POSTGRES_PORT: String(ports.postgres),
       PACKETAGENT_EMBEDDED_NATS_PORT: String(ports.nats),
+      PACKETAGENT_EMBEDDED_REDIS_PORT: String(ports.redis),
       PACKETAGENT_DATABASE_URL: '',
       PACKETAGENT_NATS_URL: '',
+      PACKETAGENT_REDIS_URL: '',
       // The suite runs beside other tests: an `npm ci` here would pull node_modules from under them.
       PACKETAGENT_SKIP_INSTALL: '1',
     };
@@ -60,6 +63,11 @@ describe('npm start', () => {
     await eventually(() => first.output().includes('PacketAgent is running at'), { timeoutMs: 90_000, intervalMs: 100, what: `the first start (${first.output()})` });
     expect(first.output()).toContain(`http://127.0.0.1:${ports.app}`);
     expect((await fetch(`http://127.0.0.1:${ports.app}/readyz`)).status).toBe(200);
+    const tokenFile = join(dataDir, 'setup-token');
+    expect(first.output()).toContain(tokenFile);
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    expect(first.output()).not.toContain(token);
 
     const second = run(env);
     started.push(second.child);
@@ -71,6 +79,7 @@ describe('npm start', () => {
     expect(await listening(ports.app)).toBe(false);
     expect(await listening(ports.nats)).toBe(false);
     expect(await listening(ports.postgres)).toBe(false);
+    expect(await listening(ports.redis)).toBe(false);
     expect(existsSync(join(dataDir, 'packetagent.pid'))).toBe(false);
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
   });

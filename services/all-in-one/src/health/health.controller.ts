@@ -1,7 +1,10 @@
+import { Public } from '@packetagent/gateway';
 import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ReadinessService, type Readiness } from './readiness.service';
 
+/** Probes and scrapes carry no credentials; they reveal no workspace data. */
+@Public()
 @Controller()
 export class HealthController {
   constructor(private readonly readiness: ReadinessService) {}

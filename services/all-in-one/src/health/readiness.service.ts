@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Pool } from 'pg';
+import type { Redis } from 'ioredis';
 import { NATS_CONNECTION } from '@packetagent/bus';
+import { GATEWAY_REDIS } from '@packetagent/gateway';
 import { OutboxRelay, PG_POOL } from '@packetagent/eventstore';
 import { ENV } from '../tokens';
 import type { Env } from '../env';
@@ -15,7 +17,7 @@ export interface Check {
 export interface Readiness {
   status: 'ready' | 'not_ready';
   failing: string[];
-  checks: { postgres: Check; nats: Check; relay: Check };
+  checks: { postgres: Check; nats: Check; redis: Check; relay: Check };
 }
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -38,13 +40,14 @@ export class ReadinessService {
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     private readonly relay: OutboxRelay,
+    @Inject(GATEWAY_REDIS) private readonly redis: Redis,
     @Inject(ENV) private readonly env: Env,
   ) {}
 
   async check(): Promise<Readiness> {
-    const [postgres, nats] = await Promise.all([this.postgres(), this.nats()]);
+    const [postgres, nats, redis] = await Promise.all([this.postgres(), this.nats(), this.redisPing()]);
     const relay = postgres.ok ? await this.relayLag() : { ok: false, detail: 'needs postgres' };
-    const checks = { postgres, nats, relay };
+    const checks = { postgres, nats, redis, relay };
     const failing = Object.entries(checks).filter(([, check]) => !check.ok).map(([name]) => name);
     return { status: failing.length ? 'not_ready' : 'ready', failing, checks };
   }
@@ -63,6 +66,16 @@ export class ReadinessService {
     try {
       const rttMs = await within(this.nc.rtt(), 'nats');
       return { ok: true, detail: 'connected', rttMs };
+    } catch (error) {
+      return failure(error);
+    }
+  }
+
+  /** Sessions and login throttling live in Redis: without it nobody can sign in. */
+  private async redisPing(): Promise<Check> {
+    try {
+      await within(this.redis.ping(), 'redis');
+      return { ok: true, detail: 'connected' };
     } catch (error) {
       return failure(error);
     }

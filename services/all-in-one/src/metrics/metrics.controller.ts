@@ -1,6 +1,9 @@
+import { Public } from '@packetagent/gateway';
 import { Controller, Get, Header } from '@nestjs/common';
 import { MetricsService } from './metrics.service';
 
+/** Probes and scrapes carry no credentials; they reveal no workspace data. */
+@Public()
 @Controller()
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}

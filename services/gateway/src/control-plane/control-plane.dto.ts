@@ -41,3 +41,6 @@ export const RunsQuery = PageQuery.extend({
 });
 
 export const DeploymentsQuery = PageQuery.extend({ workerId: z.string().max(200).optional() });
+export class PageQueryDto extends createZodDto(PageQuery) {}
+export class RunsQueryDto extends createZodDto(RunsQuery) {}
+export class DeploymentsQueryDto extends createZodDto(DeploymentsQuery) {}

@@ -11,11 +11,10 @@ import { WorkersController } from './workers.controller';
 @Module({ controllers: [WorkersController, DeploymentsController, RunsController, AlertsController, HooksController] })
 export class ControlPlaneModule {}
 
-/** YAML definitions arrive as text; any other body type reaches webhook ingress as bytes. */
+/**
+ * YAML definitions arrive as text. Webhook bodies are JSON (kept raw with Nest's `rawBody`) or
+ * text; any other media type is refused with 415 rather than parsed by a catch-all.
+ */
 export function registerControlPlaneParsers(app: NestFastifyApplication): void {
-  const fastify = app.getHttpAdapter().getInstance();
-  fastify.addContentTypeParser(YAML_CONTENT_TYPES, { parseAs: 'string' }, (_request, body, done) => done(null, body));
-  if (!fastify.hasContentTypeParser('*')) {
-    fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  }
+  app.getHttpAdapter().getInstance().addContentTypeParser(YAML_CONTENT_TYPES, { parseAs: 'string' }, (_request, body, done) => done(null, body));
 }

@@ -7,17 +7,12 @@ import { CommandBus } from '@packetagent/bus';
 import { RequirePermission } from '../access/access.decorators';
 import { Principal, type WorkspacePrincipal } from '../access/principal';
 import {
-  CreateDeploymentBody,
   CreateDeploymentDto,
-  DeploymentActionBody,
   DeploymentActionDto,
-  DeploymentsQuery,
-  ManualRunBody,
+  DeploymentsQueryDto,
   ManualRunDto,
-  RollbackBody,
   RollbackDto,
 } from './control-plane.dto';
-import { ZodPipe } from './zod.pipe';
 
 @ApiTags('deployments')
 @Controller('api/v1/workspaces/:ws/deployments')
@@ -27,7 +22,7 @@ export class DeploymentsController {
   /** Webhook secrets appear in this answer only. */
   @Post()
   @RequirePermission('deploy')
-  create(@Principal() who: WorkspacePrincipal, @Body(new ZodPipe(CreateDeploymentBody)) body: CreateDeploymentDto) {
+  create(@Principal() who: WorkspacePrincipal, @Body() body: CreateDeploymentDto) {
     return this.bus.request(IntakeCommands.createDeployment, {
       workspaceId: who.workspaceId,
       actor: who.actor,
@@ -39,7 +34,7 @@ export class DeploymentsController {
 
   @Get()
   @RequirePermission('inspect')
-  list(@Principal() who: WorkspacePrincipal, @Query(new ZodPipe(DeploymentsQuery, 'query')) query: { workerId?: string; cursor?: string; limit: number }) {
+  list(@Principal() who: WorkspacePrincipal, @Query() query: DeploymentsQueryDto) {
     return this.bus.request(IntakeCommands.listDeployments, {
       workspaceId: who.workspaceId,
       workerId: query.workerId ?? null,
@@ -57,28 +52,28 @@ export class DeploymentsController {
   @Post(':id/pause')
   @HttpCode(200)
   @RequirePermission('deployment-control')
-  pause(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body(new ZodPipe(DeploymentActionBody)) body: DeploymentActionDto) {
+  pause(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body() body: DeploymentActionDto) {
     return this.control(who, id, 'pause', body.reason);
   }
 
   @Post(':id/resume')
   @HttpCode(200)
   @RequirePermission('deployment-control')
-  resume(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body(new ZodPipe(DeploymentActionBody)) body: DeploymentActionDto) {
+  resume(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body() body: DeploymentActionDto) {
     return this.control(who, id, 'resume', body.reason);
   }
 
   @Post(':id/revoke')
   @HttpCode(200)
   @RequirePermission('deployment-control')
-  revoke(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body(new ZodPipe(DeploymentActionBody)) body: DeploymentActionDto) {
+  revoke(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body() body: DeploymentActionDto) {
     return this.control(who, id, 'revoke', body.reason);
   }
 
   @Post(':id/rollback')
   @HttpCode(200)
   @RequirePermission('deployment-control')
-  rollback(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body(new ZodPipe(RollbackBody)) body: RollbackDto) {
+  rollback(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body() body: RollbackDto) {
     return this.control(who, id, 'rollback', body.reason, body.version);
   }
 
@@ -92,7 +87,7 @@ export class DeploymentsController {
     @Principal() who: WorkspacePrincipal,
     @Param('id') id: string,
     @Headers('idempotency-key') headerKey: string | undefined,
-    @Body(new ZodPipe(ManualRunBody)) body: ManualRunDto,
+    @Body() body: ManualRunDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const key = body.idempotencyKey ?? headerKey?.slice(0, 200) ?? randomUUID();

@@ -1,11 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { IntakeCommands, type RunState } from '@packetagent/contracts';
+import { IntakeCommands } from '@packetagent/contracts';
 import { CommandBus } from '@packetagent/bus';
 import { RequirePermission } from '../access/access.decorators';
 import { Principal, type WorkspacePrincipal } from '../access/principal';
-import { RunsQuery, StopRunBody, StopRunDto } from './control-plane.dto';
-import { ZodPipe } from './zod.pipe';
+import { RunsQueryDto, StopRunDto } from './control-plane.dto';
 
 @ApiTags('runs')
 @Controller('api/v1/workspaces/:ws/runs')
@@ -16,7 +15,7 @@ export class RunsController {
   @RequirePermission('inspect')
   list(
     @Principal() who: WorkspacePrincipal,
-    @Query(new ZodPipe(RunsQuery, 'query')) query: { deploymentId?: string; state?: RunState; cursor?: string; limit: number },
+    @Query() query: RunsQueryDto,
   ) {
     return this.bus.request(IntakeCommands.listRuns, {
       workspaceId: who.workspaceId,
@@ -37,7 +36,7 @@ export class RunsController {
   @Post(':runId/stop')
   @HttpCode(200)
   @RequirePermission('run-control')
-  stop(@Principal() who: WorkspacePrincipal, @Param('runId') runId: string, @Body(new ZodPipe(StopRunBody)) body: StopRunDto) {
+  stop(@Principal() who: WorkspacePrincipal, @Param('runId') runId: string, @Body() body: StopRunDto) {
     return this.bus.request(IntakeCommands.stopRun, { workspaceId: who.workspaceId, actor: who.actor, runId, reason: body.reason ?? null });
   }
 }

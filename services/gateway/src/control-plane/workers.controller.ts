@@ -4,9 +4,8 @@ import { IntakeCommands } from '@packetagent/contracts';
 import { CommandBus } from '@packetagent/bus';
 import { RequirePermission } from '../access/access.decorators';
 import { Principal, type WorkspacePrincipal } from '../access/principal';
-import { CreateWorkerBody, CreateWorkerDto, PageQuery } from './control-plane.dto';
+import { CreateWorkerDto, PageQueryDto } from './control-plane.dto';
 import { definitionSource } from './definition-body';
-import { ZodPipe } from './zod.pipe';
 
 @ApiTags('workers')
 @Controller('api/v1/workspaces/:ws/workers')
@@ -15,13 +14,13 @@ export class WorkersController {
 
   @Post()
   @RequirePermission('author')
-  create(@Principal() who: WorkspacePrincipal, @Body(new ZodPipe(CreateWorkerBody)) body: CreateWorkerDto) {
+  create(@Principal() who: WorkspacePrincipal, @Body() body: CreateWorkerDto) {
     return this.bus.request(IntakeCommands.createWorker, { workspaceId: who.workspaceId, actor: who.actor, ...body });
   }
 
   @Get()
   @RequirePermission('inspect')
-  list(@Principal() who: WorkspacePrincipal, @Query(new ZodPipe(PageQuery, 'query')) query: { cursor?: string; limit: number }) {
+  list(@Principal() who: WorkspacePrincipal, @Query() query: PageQueryDto) {
     return this.bus.request(IntakeCommands.listWorkers, { workspaceId: who.workspaceId, cursor: query.cursor ?? null, limit: query.limit });
   }
 

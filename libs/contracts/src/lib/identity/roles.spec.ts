@@ -1,0 +1,26 @@
+import { PERMISSIONS, ROLES, roleHasPermission, roleWithin, type Permission, type Role } from './roles';
+
+describe('roles', () => {
+  const granted = (role: Role) => PERMISSIONS.filter((permission: Permission) => roleHasPermission(role, permission));
+
+  it('gives a viewer inspect only', () => {
+    expect(granted('viewer')).toEqual(['inspect']);
+  });
+
+  it('gives a member inspect, author and run-control', () => {
+    expect(granted('member')).toEqual(['inspect', 'author', 'run-control']);
+  });
+
+  it('gives admin and owner every permission', () => {
+    expect(granted('admin')).toEqual([...PERMISSIONS]);
+    expect(granted('owner')).toEqual([...PERMISSIONS]);
+  });
+
+  it('orders roles so that no role can grant one above itself', () => {
+    expect(ROLES).toEqual(['viewer', 'member', 'admin', 'owner']);
+    expect(roleWithin('owner', 'admin')).toBe(false);
+    expect(roleWithin('admin', 'admin')).toBe(true);
+    expect(roleWithin('viewer', 'member')).toBe(true);
+    expect(roleWithin('member', 'viewer')).toBe(false);
+  });
+});

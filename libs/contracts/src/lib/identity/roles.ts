@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/** Workspace roles, from least to most privileged; the order is the role ceiling's order. */
+export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
+export type Role = (typeof ROLES)[number];
+export const RoleSchema = z.enum(ROLES);
+
+export const PERMISSIONS = ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'approve', 'admin'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+export const PermissionSchema = z.enum(PERMISSIONS);
+
+/**
+ * What each role may do. Admin and owner hold every permission; what only an owner can do is
+ * grant the owner role (see `roleWithin`), so the table stays one list per role.
+ */
+export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
+  viewer: ['inspect'],
+  member: ['inspect', 'author', 'run-control'],
+  admin: PERMISSIONS,
+  owner: PERMISSIONS,
+};
+
+export function roleRank(role: Role): number {
+  return ROLES.indexOf(role);
+}
+
+export function roleHasPermission(role: Role, permission: Permission): boolean {
+  return ROLE_PERMISSIONS[role].includes(permission);
+}
+
+/** Whether `role` may be granted by someone holding `ceiling` (never above one's own role). */
+export function roleWithin(role: Role, ceiling: Role): boolean {
+  return roleRank(role) <= roleRank(ceiling);
+}

@@ -1,0 +1,385 @@
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { roleHasPermission, ROLES, type Permission, type Role } from '@packetagent/contracts';
+import { bearer, startTestApp, type Answer, type TestApp } from './testing/app.testkit';
+
+// Jest's VM cannot run the dynamic import() with which @fastify/cookie loads the ESM-only
+// `cookie` package; the very same plugin loaded by Node's own loader can. Nothing is replaced.
+jest.mock('@fastify/cookie', () => {
+  const nodeLoader = require('node:module') as { _load(request: string, parent: null, isMain: boolean): unknown };
+  return nodeLoader._load(require.resolve('@fastify/cookie'), null, false);
+});
+
+const EXAMPLE = readFileSync(join(__dirname, '../../../examples/release-audit.worker.yaml'), 'utf8');
+const yaml = { 'content-type': 'application/yaml' };
+
+function sign(secret: string, timestamp: string, body: string): string {
+  return `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+describe('control plane over HTTP', () => {
+  let sut: TestApp;
+  let ws: string;
+  let owner: string;
+  const keys = {} as Record<Role, string>;
+
+  beforeAll(async () => {
+    sut = await startTestApp();
+    const setup = await sut.request<{ workspaceId: string; apiKey: string }>('POST', '/api/v1/setup', {
+      body: { token: sut.setupToken, email: 'owner@example.com', password: 'correct horse battery staple', workspace: 'Ops' },
+    });
+    expect(setup.status).toBe(201);
+    ws = setup.body.workspaceId;
+    owner = setup.body.apiKey;
+    keys.owner = owner;
+    for (const role of ['viewer', 'member', 'admin'] as const) {
+      const created = await sut.request<{ secret: string }>('POST', `/api/v1/workspaces/${ws}/api-keys`, { body: { name: role, role }, headers: bearer(owner) });
+      expect(created.status).toBe(201);
+      keys[role] = created.body.secret;
+    }
+  });
+  afterAll(() => sut.close());
+
+  const api = (path: string) => `/api/v1/workspaces/${ws}${path}`;
+
+  async function applyExample(name: string, key = owner): Promise<{ workerId: string; version: number; digest: string }> {
+    const worker = await sut.request<{ id: string }>('POST', api('/workers'), { body: { name }, headers: bearer(key) });
+    expect(worker.status).toBe(201);
+    const version = await sut.request<{ version: number; digest: string }>('POST', api(`/workers/${worker.body.id}/versions`), {
+      raw: EXAMPLE.replace('name: release-audit', `name: ${name}`),
+      headers: { ...bearer(key), ...yaml },
+    });
+    expect(version.status).toBe(201);
+    return { workerId: worker.body.id, ...version.body };
+  }
+
+  async function deploy(workerId: string, overrides: Record<string, unknown> = {}) {
+    const answer = await sut.request<{ id: string; webhooks: { triggerId: string; secret: string }[]; triggers: { triggerId: string; kind: string }[] }>(
+      'POST',
+      api('/deployments'),
+      { body: { workerId, overrides }, headers: bearer(owner) },
+    );
+    expect(answer.status).toBe(201);
+    return answer.body;
+  }
+
+  describe('workers and versions', () => {
+    it('applies a YAML definition as an immutable version with its digest, and the same definition again creates nothing', async () => {
+      const applied = await applyExample('release-audit');
+
+      expect(applied).toMatchObject({ version: 1, digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      const again = await sut.request('POST', api(`/workers/${applied.workerId}/versions`), { raw: EXAMPLE, headers: { ...bearer(owner), ...yaml } });
+      expect(again.body).toEqual({ version: 1, digest: applied.digest, created: false });
+      const stored = await sut.request<{ digest: string; definition: { bounds: { maxConcurrentRuns: number } } }>(
+        'GET',
+        api(`/workers/${applied.workerId}/versions/1`),
+        { headers: bearer(keys.viewer) },
+      );
+      expect(stored.body.digest).toBe(applied.digest);
+      expect(stored.body.definition.bounds.maxConcurrentRuns).toBe(10);
+    });
+
+    const valid = () => EXAMPLE.replace('name: release-audit', 'name: malformed-target');
+    const malformed: { name: string; body: string; path: string; message: RegExp | string }[] = [
+      { name: 'a wrong apiVersion', body: valid().replace('apiVersion: packetagent/v1', 'apiVersion: packetagent/v2'), path: 'apiVersion', message: /packetagent\/v1/ },
+      { name: 'a wrong type', body: valid().replace('maxIterations: 20', 'maxIterations: "twenty"'), path: 'bounds.maxIterations', message: /number/ },
+      { name: 'an unknown key', body: valid().replace('kind: Worker', 'kind: Worker\nowner: me'), path: 'owner', message: /unknown|not allowed|unrecognized/i },
+      { name: 'an unknown tool', body: valid().replace('tool: slack_post', 'tool: slack_dm'), path: 'tools[1].tool', message: /unknown tool "slack_dm"/ },
+      { name: 'an unknown verb', body: valid().replace('verbs: [GET]', 'verbs: [GET, TRACE]'), path: 'tools[0].verbs[1]', message: /TRACE/ },
+      { name: 'a bad cron expression', body: valid().replace('"0 9 * * 1-5"', '"0 25 * * *"'), path: 'triggers[0].cron', message: /cron/i },
+      { name: 'a cron that never fires', body: valid().replace('"0 9 * * 1-5"', '"0 9 30 2 *"'), path: 'triggers[0].cron', message: /never/i },
+      { name: 'a bad timezone', body: valid().replace('timezone: Europe/Paris', 'timezone: Mars/Olympus'), path: 'triggers[0].timezone', message: /time ?zone/i },
+      { name: 'a URL glob on every host', body: valid().replace('"https://ci.example.com/*"', '"https://*"'), path: 'tools[0].resources[0]', message: /not a URL origin or glob/ },
+      { name: 'a bare wildcard resource', body: valid().replace('"https://ci.example.com/*"', '"*"'), path: 'tools[0].resources[0]', message: /not a URL origin or glob/ },
+      { name: 'a negative budget', body: valid().replace('perRunUsd: 0.50', 'perRunUsd: -1'), path: 'budgets.perRunUsd', message: /greater than 0/ },
+      { name: 'a zero budget', body: valid().replace('perDeploymentDailyUsd: 5', 'perDeploymentDailyUsd: 0'), path: 'budgets.perDeploymentDailyUsd', message: /greater than 0/ },
+      { name: 'oversize instructions', body: valid().replace('instructions: |', `instructions: "${'x'.repeat(33_000)}"\nx-instructions: |`), path: 'instructions', message: /32768/ },
+      {
+        name: 'a YAML alias bomb',
+        body: `a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n`,
+        path: '(yaml)',
+        message: /alias/i,
+      },
+      { name: 'a custom YAML tag', body: valid().replace('description: Verifies', 'description: !!js/function Verifies'), path: '(yaml)', message: /tag/i },
+      { name: 'a duplicate key', body: valid().replace('kind: Worker', 'kind: Worker\nkind: Worker'), path: '(yaml)', message: /unique|duplicate/i },
+      { name: 'a missing exit condition', body: valid().replace(/exit:\n {2}finish:\n {4}criteria:\n {6}- [^\n]*\n/, ''), path: 'exit', message: /required|expected/i },
+      { name: 'a path escaping the workspace', body: valid().replace('  - tool: http_fetch', '  - tool: files\n    verbs: [read]\n    resources: ["../secrets/*"]\n  - tool: http_fetch'), path: 'tools[0].resources[0]', message: /\.\./ },
+    ];
+
+    it.each(malformed)('refuses $name with the path and the rule, writing nothing', async ({ body, path, message }) => {
+      const worker = await sut.request<{ id: string }>('POST', api('/workers'), { body: { name: `malformed-target` }, headers: bearer(owner) });
+      const workerId =
+        worker.status === 201
+          ? worker.body.id
+          : (await sut.request<{ items: { id: string; name: string }[] }>('GET', api('/workers'), { headers: bearer(owner) })).body.items.find((w) => w.name === 'malformed-target')!.id;
+      const before = await sut.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'worker.version_created'`);
+
+      const answer = await sut.request<{ errors: { path: string; message: string }[] }>('POST', api(`/workers/${workerId}/versions`), {
+        raw: body,
+        headers: { ...bearer(owner), ...yaml },
+      });
+
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      const issue = answer.body.errors.find((e) => e.path === path || e.path.startsWith(`${path} `) || e.path.startsWith(path));
+      expect(issue).toBeDefined();
+      expect(issue!.message).toMatch(message);
+      const after = await sut.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'worker.version_created'`);
+      expect(after.rows[0].n).toBe(before.rows[0].n);
+      const versions = await sut.request<{ items: unknown[] }>('GET', api(`/workers/${workerId}/versions`), { headers: bearer(owner) });
+      expect(versions.body.items).toEqual([]);
+    });
+  });
+
+  describe('deployments and runs', () => {
+    let deployment: Awaited<ReturnType<typeof deploy>>;
+
+    beforeAll(async () => {
+      const { workerId } = await applyExample('runs-worker');
+      deployment = await deploy(workerId, { bounds: { maxConcurrentRuns: 1 } });
+    });
+
+    it('refuses an override that broadens the version, naming the field, and creates nothing', async () => {
+      const { workerId } = await applyExample('broadened');
+      const answer = await sut.request<{ errors: { path: string; message: string }[] }>('POST', api('/deployments'), {
+        body: { workerId, overrides: { budgets: { perRunUsd: 2 }, tools: [{ tool: 'http_fetch', verbs: ['GET', 'DELETE'] }] } },
+        headers: bearer(owner),
+      });
+
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors.map((e) => e.path).sort()).toEqual(['overrides.budgets.perRunUsd', 'overrides.tools[0].verbs[1]']);
+      const listed = await sut.request<{ items: { workerId: string }[] }>('GET', api(`/deployments?workerId=${workerId}`), { headers: bearer(owner) });
+      expect(listed.body.items).toEqual([]);
+    });
+
+    it('starts one run for the same manual activation and idempotency key sent twice', async () => {
+      const start = () => sut.request<{ runId: string; duplicate: boolean }>('POST', api(`/deployments/${deployment.id}/runs`), {
+        body: { input: { release: '2026.11.3' }, idempotencyKey: 'release-2026.11.3' },
+        headers: bearer(keys.member),
+      });
+      const first = await start();
+      const second = await start();
+
+      expect([first.status, second.status]).toEqual([201, 200]);
+      expect(second.body.runId).toBe(first.body.runId);
+      const run = await sut.request<{ id: string; state: string }>('GET', api(`/runs/${first.body.runId}`), { headers: bearer(keys.viewer) });
+      expect(run.body).toMatchObject({ id: first.body.runId, state: 'queued' });
+      const runs = await sut.request<{ items: unknown[] }>('GET', api(`/runs?deploymentId=${deployment.id}`), { headers: bearer(keys.viewer) });
+      expect(runs.body.items).toHaveLength(1);
+    });
+
+    it('defers while paused, admits the deferred run on resume, and refuses activations once revoked', async () => {
+      const { workerId } = await applyExample('lifecycle');
+      const target = await deploy(workerId);
+      const control = (action: string, body: unknown = {}) =>
+        sut.request<{ status: string; heldRuns: number }>('POST', api(`/deployments/${target.id}/${action}`), { body, headers: bearer(keys.admin) });
+      expect((await control('pause', { reason: 'freeze' })).body.status).toBe('paused');
+      const deferred = await sut.request<{ runId: string; hold: string }>('POST', api(`/deployments/${target.id}/runs`), { body: {}, headers: bearer(keys.member) });
+      expect(deferred.body.hold).toBe('deployment_paused');
+
+      expect((await control('resume')).body).toMatchObject({ status: 'active', heldRuns: 0 });
+      const run = await sut.request<{ hold: string | null }>('GET', api(`/runs/${deferred.body.runId}`), { headers: bearer(keys.viewer) });
+      expect(run.body.hold).toBeNull();
+
+      expect((await control('revoke', { reason: 'retired' })).body.status).toBe('revoked');
+      const refused = await sut.request<{ code: string; detail: string }>('POST', api(`/deployments/${target.id}/runs`), { body: {}, headers: bearer(keys.member) });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ code: 'deployment_revoked', detail: expect.stringContaining('retired') });
+    });
+
+    it('stops a queued run at once and says so', async () => {
+      const started = await sut.request<{ runId: string }>('POST', api(`/deployments/${deployment.id}/runs`), { body: {}, headers: bearer(keys.member) });
+      const stopped = await sut.request<{ state: string }>('POST', api(`/runs/${started.body.runId}/stop`), { body: { reason: 'not needed' }, headers: bearer(keys.member) });
+      expect(stopped.status).toBe(200);
+      expect(stopped.body.state).toBe('cancelled');
+    });
+  });
+
+  describe('webhook ingress', () => {
+    let hook: { triggerId: string; secret: string };
+    let deploymentId: string;
+
+    beforeAll(async () => {
+      const { workerId } = await applyExample('hooked');
+      const deployed = await deploy(workerId);
+      deploymentId = deployed.id;
+      hook = deployed.webhooks[0]!;
+    });
+
+    const post = (body: string, signature: string | undefined, contentType = 'application/json') =>
+      sut.request<{ runId: string; code: string }>('POST', `/hooks/${hook.triggerId}`, {
+        raw: body,
+        headers: { 'content-type': contentType, ...(signature ? { 'x-packetagent-signature': signature } : {}) },
+      });
+    const runs = async () => (await sut.request<{ items: unknown[] }>('GET', api(`/runs?deploymentId=${deploymentId}`), { headers: bearer(owner) })).body.items;
+    const now = () => String(Math.floor(Date.now() / 1000));
+
+    it('refuses a forged signature, a stale timestamp, a missing signature and an oversize body, admitting nothing', async () => {
+      const body = JSON.stringify({ release: '1' });
+      const forged = await post(body, sign('whsec_forged', now(), body));
+      const stale = String(Math.floor(Date.now() / 1000) - 600);
+      const old = await post(body, sign(hook.secret, stale, body));
+      const unsigned = await post(body, undefined);
+      const big = JSON.stringify({ blob: 'x'.repeat(300_000) });
+      const oversize = await post(big, sign(hook.secret, now(), big));
+
+      expect([forged.status, old.status, unsigned.status, oversize.status]).toEqual([401, 401, 401, 413]);
+      expect([forged.body.code, old.body.code, unsigned.body.code, oversize.body.code]).toEqual([
+        'webhook_signature_invalid',
+        'webhook_timestamp_stale',
+        'webhook_signature_invalid',
+        'payload_too_large',
+      ]);
+      expect(await runs()).toEqual([]);
+    });
+
+    it('answers 202 with the activation for a valid delivery, exactly once, and refuses the replay', async () => {
+      const body = JSON.stringify({ release: '2026.11.3' });
+      const signature = sign(hook.secret, now(), body);
+
+      const accepted = await post(body, signature);
+      const replayed = await post(body, signature);
+
+      expect(accepted.status).toBe(202);
+      expect(accepted.body).toMatchObject({ runId: expect.any(String), activationId: expect.any(String), duplicate: false });
+      expect(replayed.status).toBe(409);
+      expect(replayed.body.code).toBe('webhook_replayed');
+      expect(await runs()).toHaveLength(1);
+    });
+
+    it('answers 404 for a trigger that does not exist', async () => {
+      const answer = await sut.request('POST', '/hooks/trg_000000000000000000000000', { raw: '{}', headers: { 'content-type': 'application/json', 'x-packetagent-signature': `t=${now()},v1=${'0'.repeat(64)}` } });
+      expect(answer.status).toBe(404);
+    });
+  });
+
+  describe('Alertmanager receiver', () => {
+    it('accepts a version 4 payload unchanged and wakes only subscribed deployments', async () => {
+      const subscribed = await applyExample('on-alert');
+      const subscribedVersion = await sut.request<{ version: number }>('POST', api(`/workers/${subscribed.workerId}/versions`), {
+        raw: EXAMPLE.replace('name: release-audit', 'name: on-alert').replace('  - { webhook: {} }', '  - { alert: { names: [HighErrorRate] } }'),
+        headers: { ...bearer(owner), ...yaml },
+      });
+      expect(subscribedVersion.status).toBe(201);
+      const woken = await sut.request<{ id: string }>('POST', api('/deployments'), { body: { workerId: subscribed.workerId }, headers: bearer(owner) });
+      const payload = JSON.parse(readFileSync(join(__dirname, '../../intake/src/alerts/alertmanager.sample.json'), 'utf8')) as unknown;
+
+      const answer = await sut.request<{ received: number; activations: { deploymentId: string }[] }>('POST', api('/alerts'), { body: payload, headers: bearer(keys.member) });
+
+      expect(answer.status).toBe(202);
+      expect(answer.body.received).toBe(2);
+      expect(answer.body.activations.map((a) => a.deploymentId)).toEqual([woken.body.id]);
+    });
+  });
+
+  describe('authorisation', () => {
+    interface Route {
+      method: string;
+      path: () => string;
+      permission: Permission;
+      body?: () => unknown;
+    }
+    let fixture: { workerId: string; deploymentId: string; runId: string };
+
+    beforeAll(async () => {
+      const { workerId } = await applyExample('matrix');
+      const deployed = await deploy(workerId);
+      const run = await sut.request<{ runId: string }>('POST', api(`/deployments/${deployed.id}/runs`), { body: {}, headers: bearer(owner) });
+      fixture = { workerId, deploymentId: deployed.id, runId: run.body.runId };
+    });
+
+    const routes: Route[] = [
+      { method: 'GET', path: () => '/workers', permission: 'inspect' },
+      { method: 'POST', path: () => '/workers', permission: 'author', body: () => ({ name: `m-${Math.random().toString(36).slice(2, 8)}` }) },
+      { method: 'GET', path: () => `/workers/${fixture.workerId}`, permission: 'inspect' },
+      { method: 'POST', path: () => `/workers/${fixture.workerId}/versions`, permission: 'author', body: () => ({}) },
+      { method: 'GET', path: () => `/workers/${fixture.workerId}/versions`, permission: 'inspect' },
+      { method: 'GET', path: () => `/workers/${fixture.workerId}/versions/1`, permission: 'inspect' },
+      { method: 'POST', path: () => '/deployments', permission: 'deploy', body: () => ({ workerId: fixture.workerId }) },
+      { method: 'GET', path: () => '/deployments', permission: 'inspect' },
+      { method: 'GET', path: () => `/deployments/${fixture.deploymentId}`, permission: 'inspect' },
+      { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/pause`, permission: 'deployment-control', body: () => ({}) },
+      { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/resume`, permission: 'deployment-control', body: () => ({}) },
+      { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/rollback`, permission: 'deployment-control', body: () => ({ version: 1 }) },
+      { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/runs`, permission: 'run-control', body: () => ({}) },
+      { method: 'GET', path: () => '/runs', permission: 'inspect' },
+      { method: 'GET', path: () => `/runs/${fixture.runId}`, permission: 'inspect' },
+      { method: 'POST', path: () => `/runs/${fixture.runId}/stop`, permission: 'run-control', body: () => ({}) },
+      { method: 'POST', path: () => '/alerts', permission: 'run-control', body: () => ({ version: '4', groupKey: 'g', status: 'firing', receiver: 'r', alerts: [] }) },
+      { method: 'GET', path: () => '/api-keys', permission: 'admin' },
+      { method: 'POST', path: () => '/api-keys', permission: 'admin', body: () => ({ name: 'matrix', role: 'viewer' }) },
+      { method: 'DELETE', path: () => '/api-keys/0000000000000000dead', permission: 'admin' },
+      // Revoke last: it ends the fixture deployment for the routes above.
+      { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/revoke`, permission: 'deployment-control', body: () => ({}) },
+    ];
+
+    const call = (route: Route, key: string, workspace = ws): Promise<Answer> =>
+      sut.request(route.method, `/api/v1/workspaces/${workspace}${route.path()}`, { ...(route.body ? { body: route.body() } : {}), headers: bearer(key) });
+
+    it.each(ROLES.flatMap((role) => routes.map((route) => ({ role, route, label: `${route.method} ${route.path.toString().replace(/^\(\) => /, '')}` }))))(
+      '$role: $label is allowed exactly when the role holds the permission',
+      async ({ role, route }) => {
+        const answer = await call(route, keys[role]);
+        if (roleHasPermission(role, route.permission)) {
+          expect([401, 403]).not.toContain(answer.status);
+          expect(answer.status).toBeLessThan(500);
+        } else {
+          expect(answer.status).toBe(403);
+          expect(answer.body).toMatchObject({ code: 'permission_denied' });
+        }
+      },
+    );
+
+    it('answers 404 on every route of a workspace the caller does not belong to', async () => {
+      const login = await sut.request<{ csrfToken: string }>('POST', '/api/v1/auth/login', { body: { email: 'owner@example.com', password: 'correct horse battery staple' } });
+      const cookie = /pa_session=([^;]*)/.exec(login.headers.getSetCookie().join(';'))![1]!;
+      const session = { cookie: `pa_session=${cookie}`, 'x-csrf-token': login.body.csrfToken };
+      const other = await sut.request<{ id: string }>('POST', '/api/v1/workspaces', { body: { name: 'Elsewhere' }, headers: session });
+      expect(other.status).toBe(201);
+      const outsider = await sut.request<{ secret: string }>('POST', `/api/v1/workspaces/${other.body.id}/api-keys`, { body: { name: 'outsider', role: 'owner' }, headers: session });
+      expect(outsider.status).toBe(201);
+
+      for (const route of routes) {
+        const answer = await call(route, outsider.body.secret);
+        expect({ route: `${route.method} ${route.path()}`, status: answer.status }).toEqual({ route: `${route.method} ${route.path()}`, status: 404 });
+      }
+      // And the outsider's own workspace shows none of this one's resources.
+      const own = await sut.request<{ items: unknown[] }>('GET', `/api/v1/workspaces/${other.body.id}/workers`, { headers: bearer(outsider.body.secret) });
+      expect(own.body.items).toEqual([]);
+      const probe = await sut.request('GET', `/api/v1/workspaces/${other.body.id}/runs/${fixture.runId}`, { headers: bearer(outsider.body.secret) });
+      expect(probe.status).toBe(404);
+    });
+
+    it('refuses expired and revoked keys with 401', async () => {
+      const expiring = await sut.request<{ id: string; secret: string }>('POST', api('/api-keys'), {
+        body: { name: 'expiring', role: 'member', expiresAt: new Date(Date.now() + 3_600_000).toISOString() },
+        headers: bearer(owner),
+      });
+      const revoked = await sut.request<{ id: string; secret: string }>('POST', api('/api-keys'), { body: { name: 'revoked', role: 'member' }, headers: bearer(owner) });
+      expect((await sut.request('GET', api('/workers'), { headers: bearer(expiring.body.secret) })).status).toBe(200);
+      await sut.db.pool.query(`UPDATE identity.api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [expiring.body.id]);
+      expect((await sut.request('DELETE', api(`/api-keys/${revoked.body.id}`), { headers: bearer(owner) })).status).toBe(204);
+
+      for (const key of [expiring.body.secret, revoked.body.secret, 'pa_nonexistent_secret']) {
+        const answer = await sut.request('GET', api('/workers'), { headers: bearer(key) });
+        expect(answer.status).toBe(401);
+      }
+    });
+
+    it('publishes every route in the OpenAPI 3.1 document with its permission', async () => {
+      const doc = await sut.request<{ openapi: string; paths: Record<string, Record<string, { 'x-required-permission'?: string }>> }>('GET', '/api/v1/openapi.json');
+      expect(doc.body.openapi).toBe('3.1.0');
+      expect(Object.keys(doc.body.paths)).toEqual(
+        expect.arrayContaining([
+          '/api/v1/workspaces/{ws}/workers/{workerId}/versions',
+          '/api/v1/workspaces/{ws}/deployments/{id}/runs',
+          '/api/v1/workspaces/{ws}/runs/{runId}/stop',
+          '/api/v1/workspaces/{ws}/alerts',
+          '/hooks/{triggerId}',
+        ]),
+      );
+      expect(doc.body.paths['/api/v1/workspaces/{ws}/deployments']!['post']!['x-required-permission']).toBe('deploy');
+    });
+  });
+});

@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConsoleLogger } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createTestBus, createTestDatabase, createTestRedis, freePort, testEnv, type TestBus, type TestDatabase, type TestRedis } from '@packetagent/testing';
+import { createApp } from '../app.factory';
+import { parseEnv } from '../env';
+
+export interface Answer<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  baseUrl: string;
+  db: TestDatabase;
+  bus: TestBus;
+  setupToken: string;
+  request<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    options?: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string> },
+  ): Promise<Answer<T>>;
+  close(): Promise<void>;
+}
+
+/**
+ * The all-in-one app in-process, built by the same factory as main.ts, on a fresh database,
+ * bus prefix, Redis key prefix and data directory, listening on a free port.
+ */
+export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const bus = await createTestBus();
+  const redis: TestRedis = await createTestRedis();
+  const dataDir = mkdtempSync(join(tmpdir(), 'pa-app-'));
+  const setupToken = randomBytes(24).toString('base64url');
+  const port = await freePort();
+  const env = parseEnv({
+    PACKETAGENT_PORT: String(port),
+    PACKETAGENT_DATABASE_URL: db.url,
+    PACKETAGENT_NATS_URL: testEnv.natsUrl,
+    PACKETAGENT_BUS_PREFIX: bus.prefix,
+    PACKETAGENT_REDIS_URL: redis.url,
+    PACKETAGENT_REDIS_KEY_PREFIX: redis.keyPrefix,
+    PACKETAGENT_DATA_DIR: dataDir,
+    PACKETAGENT_SETUP_TOKEN: setupToken,
+    PACKETAGENT_COOKIE_SECURE: 'false',
+    PACKETAGENT_RELAY_POLL_MS: '50',
+    PACKETAGENT_RELAY_VERIFY_INTERVAL_MS: '0',
+    PACKETAGENT_SCHEDULER_LEADER_RETRY_MS: '200',
+    ...overrides,
+  });
+  const logger = new ConsoleLogger('test', { logLevels: ['error'] });
+  const app = await createApp(env, logger, () => undefined);
+  await app.listen(port, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    app,
+    baseUrl,
+    db,
+    bus,
+    setupToken,
+    async request<T>(method: string, path: string, options: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string> } = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      let body: string | Buffer | undefined = options.raw;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = null;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        parsed = null;
+      }
+      return { status: response.status, headers: response.headers, body: parsed as T, text };
+    },
+    async close() {
+      await app.close();
+      await bus.cleanup().catch(() => undefined);
+      await redis.cleanup().catch(() => undefined);
+      await db.drop().catch(() => undefined);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });

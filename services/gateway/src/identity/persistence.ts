@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import type { Pool, PoolClient } from 'pg';
+import { workspaceStream, type Actor } from '@packetagent/contracts';
+import type { ExpectedVersion, PostgresEventStore } from '@packetagent/eventstore';
+
+/** Runs `work` in one transaction; the relay is told once it commits. */
+export async function inTransaction<T>(pool: Pool, store: PostgresEventStore, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    store.ringDoorbell();
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
+    throw error;
+  } finally {
+    // A client whose rollback failed is in an unknown state: destroy it rather than reuse it.
+    client.release(broken);
+  }
+}
+
+export interface AuditEvent {
+  type: string;
+  data: unknown;
+}
+
+/**
+ * Appends identity audit events to `workspace-<id>` inside the caller's transaction. Writers
+ * to an existing workspace stream lock the workspace row first (`lockWorkspace`), so
+ * concurrent changes queue instead of failing on the stream version.
+ */
+export async function appendAudit(
+  store: PostgresEventStore,
+  client: PoolClient,
+  workspaceId: string,
+  actor: Actor,
+  events: AuditEvent[],
+  expectedVersion: ExpectedVersion = 'any',
+): Promise<void> {
+  await store.append(workspaceStream(workspaceId), expectedVersion, events.map((event) => ({ ...event, actor })), { workspaceId, client });
+}
+
+/** Locks the workspace row for the rest of the transaction; false when there is no such workspace. */
+export async function lockWorkspace(client: PoolClient, workspaceId: string): Promise<boolean> {
+  const { rowCount } = await client.query(`SELECT 1 FROM identity.workspaces WHERE id = $1 FOR UPDATE`, [workspaceId]);
+  return rowCount === 1;
+}
+
+/** `ws_` and 20 hex characters: NATS-subject safe and matching the workspace id grammar. */
+export function newWorkspaceId(): string {
+  return `ws_${randomBytes(10).toString('hex')}`;
+}
