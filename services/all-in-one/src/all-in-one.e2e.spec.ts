@@ -20,9 +20,8 @@ describe('all-in-one', () => {
   let port: number;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    // Drop the cloned schema: the app must migrate an empty database itself.
-    await db.pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+    // Empty: the app must migrate it itself.
+    db = await createTestDatabase({ empty: true });
     natsDir = mkdtempSync(join(tmpdir(), 'pa-nats-'));
     nats = new NatsServerProcess(await freePort(), natsDir);
     port = await freePort();

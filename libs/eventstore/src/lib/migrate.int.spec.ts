@@ -4,8 +4,7 @@ import { migrateDatabase } from './migrate';
 describe(migrateDatabase.name, () => {
   let db: TestDatabase;
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await db.pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+    db = await createTestDatabase({ empty: true });
   });
   afterAll(() => db.drop());
 

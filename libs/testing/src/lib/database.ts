@@ -62,9 +62,12 @@ async function ensureTemplate(): Promise<string> {
   return template;
 }
 
-/** A fresh, migrated database for one test file, cloned from the template; drop() removes it. */
-export async function createTestDatabase(options: { max?: number } = {}): Promise<TestDatabase> {
-  const template = await ensureTemplate();
+/**
+ * A fresh, migrated database for one test file, cloned from the template; drop() removes it.
+ * `empty: true` gives a database with no schema at all, for tests of migration itself.
+ */
+export async function createTestDatabase(options: { max?: number; empty?: boolean } = {}): Promise<TestDatabase> {
+  const template = options.empty ? 'template0' : await ensureTemplate();
   const name = `pa_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   await withAdmin(async (admin) => {
     await admin.query('SELECT pg_advisory_lock(727274, 2)');

@@ -30,7 +30,7 @@ describe(problemStatusFor.name, () => {
   });
 
   it('maps any other code to 422, or 503 when a retry may succeed', () => {
-    expect(problemStatusFor('deployment_revoked')).toBe(422);
+    expect(problemStatusFor('widget_refused')).toBe(422);
     expect(problemStatusFor('provider_hiccup', true)).toBe(503);
   });
 });
@@ -54,7 +54,7 @@ describe(toProblem.name, () => {
 
   it('maps domain errors by code and keeps their message as the detail', () => {
     expect(toProblem(new WidgetNotFoundError('no widget w1'), requestId).body).toMatchObject({ status: 404, code: 'widget_not_found', detail: 'no widget w1' });
-    expect(toProblem(new DeploymentRevokedError('revoked'), requestId).status).toBe(422);
+    expect(toProblem(new DeploymentRevokedError('revoked'), requestId).status).toBe(409);
     expect(toProblem(new ConcurrencyError('run-1', 1, 2), requestId).status).toBe(409);
     expect(toProblem(new TransientError('database restarting'), requestId).status).toBe(503);
     expect(toProblem(new CommandTimeoutError('intake.create_worker', 5_000), requestId).status).toBe(503);
