@@ -1,5 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '@packetagent/testing';
-import { migrateDatabase } from './migrate';
+import { readdirSync } from 'node:fs';
+import { migrateDatabase, MIGRATIONS_DIR } from './migrate';
 
 describe(migrateDatabase.name, () => {
   let db: TestDatabase;
@@ -12,8 +13,9 @@ describe(migrateDatabase.name, () => {
     const results = await Promise.all([1, 2, 3].map(() => migrateDatabase({ databaseUrl: db.url })));
 
     expect(results.filter((applied) => applied.length > 0)).toHaveLength(1);
-    expect(results.flat()).toEqual(['1764460800000_event-store']);
+    const files = readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWith('.sql')).map((file) => file.replace(/\.sql$/, '')).sort();
+    expect(results.flat()).toEqual(files);
     const { rows } = await db.pool.query(`SELECT count(*) FROM pgmigrations`);
-    expect(Number(rows[0].count)).toBe(1);
+    expect(Number(rows[0].count)).toBe(files.length);
   });
 });
