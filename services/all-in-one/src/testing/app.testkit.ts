@@ -20,12 +20,16 @@ export interface TestApp {
   baseUrl: string;
   db: TestDatabase;
   bus: TestBus;
+  redis: TestRedis;
+  dataDir: string;
   setupToken: string;
   request<T = Record<string, unknown>>(
     method: string,
     path: string,
     options?: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string> },
   ): Promise<Answer<T>>;
+  /** Stops this app only (idempotent); its infrastructure stays for other replicas. */
+  stop(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,12 +37,14 @@ export interface TestApp {
  * The all-in-one app in-process, built by the same factory as main.ts, on a fresh database,
  * bus prefix, Redis key prefix and data directory, listening on a free port.
  */
-export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
-  const bus = await createTestBus();
-  const redis: TestRedis = await createTestRedis();
-  const dataDir = mkdtempSync(join(tmpdir(), 'pa-app-'));
-  const setupToken = randomBytes(24).toString('base64url');
+export async function startTestApp(overrides: Record<string, string> = {}, replicaOf?: TestApp): Promise<TestApp> {
+  // A replica shares the first app's database, bus, Redis and data directory, as replicas in
+  // a deployment share their infrastructure; only the first app removes them.
+  const db = replicaOf?.db ?? (await createTestDatabase());
+  const bus = replicaOf?.bus ?? (await createTestBus());
+  const redis: TestRedis = replicaOf?.redis ?? (await createTestRedis());
+  const dataDir = replicaOf?.dataDir ?? mkdtempSync(join(tmpdir(), 'pa-app-'));
+  const setupToken = replicaOf?.setupToken ?? randomBytes(24).toString('base64url');
   const port = await freePort();
   const env = parseEnv({
     PACKETAGENT_PORT: String(port),
@@ -59,11 +65,15 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
   const app = await createApp(env, logger, () => undefined);
   await app.listen(port, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${port}`;
+  let stopping: Promise<void> | null = null;
+  const stop = () => (stopping ??= app.close());
   return {
     app,
     baseUrl,
     db,
     bus,
+    redis,
+    dataDir,
     setupToken,
     async request<T>(method: string, path: string, options: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string> } = {}) {
       const headers: Record<string, string> = { ...options.headers };
@@ -82,8 +92,10 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
       }
       return { status: response.status, headers: response.headers, body: parsed as T, text };
     },
+    stop,
     async close() {
-      await app.close();
+      await stop();
+      if (replicaOf) return;
       await bus.cleanup().catch(() => undefined);
       await redis.cleanup().catch(() => undefined);
       await db.drop().catch(() => undefined);
