@@ -138,11 +138,15 @@ async function main() {
     log('');
     log(`PacketAgent is running at ${base}`);
     log(`  health:    ${base}/healthz   readiness: ${base}/readyz`);
-    log(
-      existsSync(setupToken)
-        ? `First run: open ${base} and complete setup with the token in ${setupToken} (or POST /api/v1/setup)`
-        : `Sign in at ${base}`,
-    );
+    log(`  API:       ${base}/api/v1   (OpenAPI: ${base}/api/v1/openapi.json)`);
+    if (existsSync(setupToken)) {
+      log(`First run: create the owner account and workspace with the one-time token in ${setupToken}:`);
+      log(`  curl -X POST ${base}/api/v1/setup -H 'content-type: application/json' \\`);
+      log(`    -d '{"token":"<token from the file>","email":"you@example.com","password":"<12+ characters>","workspace":"Ops"}'`);
+      log('  The answer holds the workspace id and an owner API key (shown once).');
+    } else {
+      log(`Sign in: POST ${base}/api/v1/auth/login {email, password}, or use an API key as "Authorization: Bearer pa_..."`);
+    }
     log('Press Ctrl-C to stop everything this command started.');
   } catch (error) {
     process.stderr.write(`\n${error.message}\n`);
