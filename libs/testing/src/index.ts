@@ -4,3 +4,4 @@ export * from './lib/bus';
 export * from './lib/redis';
 export * from './lib/wait';
 export * from './lib/processes';
+export * from './lib/http';

@@ -126,6 +126,30 @@ export class PostgresEventStore {
     this.doorbell?.ring();
   }
 
+  /**
+   * Runs `work` in one transaction on a pooled connection, so state rows and the events it
+   * appends with `{ client }` commit together, then tells the relay. A connection whose
+   * rollback failed is in an unknown state and is destroyed rather than reused.
+   */
+  async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      this.ringDoorbell();
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
   async readStream(stream: string, options: { fromVersion?: number; limit?: number } = {}): Promise<EventEnvelope[]> {
     return withSpan('eventstore.read_stream', { attributes: { 'pa.stream': stream } }, async () => {
       const { rows } = await this.pool.query<EventRow>(

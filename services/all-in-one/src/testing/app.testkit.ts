@@ -4,16 +4,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConsoleLogger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createTestBus, createTestDatabase, createTestRedis, freePort, testEnv, type TestBus, type TestDatabase, type TestRedis } from '@packetagent/testing';
+import {
+  createTestBus,
+  createTestDatabase,
+  createTestRedis,
+  freePort,
+  requestJson,
+  testEnv,
+  type HttpAnswer,
+  type HttpRequestOptions,
+  type TestBus,
+  type TestDatabase,
+  type TestRedis,
+} from '@packetagent/testing';
 import { createApp } from '../app.factory';
 import { parseEnv } from '../env';
 
-export interface Answer<T = Record<string, unknown>> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+export type Answer<T = Record<string, unknown>> = HttpAnswer<T>;
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -23,11 +30,7 @@ export interface TestApp {
   redis: TestRedis;
   dataDir: string;
   setupToken: string;
-  request<T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    options?: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string> },
-  ): Promise<Answer<T>>;
+  request<T = Record<string, unknown>>(method: string, path: string, options?: HttpRequestOptions): Promise<Answer<T>>;
   /** Stops this app only (idempotent); its infrastructure stays for other replicas. */
   stop(): Promise<void>;
   close(): Promise<void>;
@@ -75,23 +78,7 @@ export async function startTestApp(overrides: Record<string, string> = {}, repli
     redis,
     dataDir,
     setupToken,
-    async request<T>(method: string, path: string, options: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string> } = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      let body: string | Buffer | undefined = options.raw;
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
-      const text = await response.text();
-      let parsed: unknown = null;
-      try {
-        parsed = text ? JSON.parse(text) : null;
-      } catch {
-        parsed = null;
-      }
-      return { status: response.status, headers: response.headers, body: parsed as T, text };
-    },
+    request: (method, path, options) => requestJson(baseUrl, method, path, options),
     stop,
     async close() {
       await stop();

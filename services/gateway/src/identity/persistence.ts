@@ -1,28 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import { workspaceStream, type Actor } from '@packetagent/contracts';
 import type { ExpectedVersion, PostgresEventStore } from '@packetagent/eventstore';
-
-/** Runs `work` in one transaction; the relay is told once it commits. */
-export async function inTransaction<T>(pool: Pool, store: PostgresEventStore, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    store.ringDoorbell();
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => {
-      broken = rollbackError;
-    });
-    throw error;
-  } finally {
-    // A client whose rollback failed is in an unknown state: destroy it rather than reuse it.
-    client.release(broken);
-  }
-}
 
 export interface AuditEvent {
   type: string;

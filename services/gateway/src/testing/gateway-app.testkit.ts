@@ -10,7 +10,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { BusModule, topology } from '@packetagent/bus';
 import { EventRegistry, registerIdentityEvents } from '@packetagent/contracts';
 import { EventStoreModule } from '@packetagent/eventstore';
-import { createTestBus, createTestDatabase, freePort, testEnv, type TestBus, type TestDatabase } from '@packetagent/testing';
+import { createTestBus, createTestDatabase, freePort, requestJson, testEnv, type HttpAnswer, type TestBus, type TestDatabase } from '@packetagent/testing';
 import { configureGatewayApp } from '../configure-app';
 import { GatewayModule } from '../gateway.module';
 import type { GatewayOptions } from '../gateway.options';
@@ -49,12 +49,7 @@ export class CapturingLogger implements LoggerService {
   }
 }
 
-export interface HttpAnswer<T = Record<string, unknown>> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+export type { HttpAnswer } from '@packetagent/testing';
 
 export interface GatewayTestApp {
   app: NestFastifyApplication;
@@ -125,22 +120,8 @@ export async function startGatewayTestApp(
     dataDir,
     redisKeyPrefix,
     logger,
-    async request<T>(method: string, path: string, request: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}) {
-      const headers: Record<string, string> = { ...request.headers };
-      let body: string | undefined = request.rawBody;
-      if (request.body !== undefined) {
-        body = JSON.stringify(request.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
-      const text = await response.text();
-      let parsed: unknown = null;
-      try {
-        parsed = text ? JSON.parse(text) : null;
-      } catch {
-        parsed = null;
-      }
-      return { status: response.status, headers: response.headers, body: parsed as T, text };
+    request<T>(method: string, path: string, request: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}) {
+      return requestJson<T>(baseUrl, method, path, { body: request.body, raw: request.rawBody, headers: request.headers });
     },
     async restart(overrides?: Partial<GatewayOptions>) {
       await app?.close();

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { ValidationError, type ActivationResult, type ActorRef, type JsonValue, type TriggerBinding } from '@packetagent/contracts';
-import { PG_POOL } from '@packetagent/eventstore';
-import { inTransaction } from '../shared/database';
+import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
 import { lockTarget } from '../runs/usecases/activate';
 import { RunAdmission } from '../runs/run-admission';
 import { alertDedupeKey, alertMatches, AlertmanagerPayloadSchema, type Alert } from './alertmanager';
@@ -20,6 +19,7 @@ type AlertActivation = ActivationResult & { fingerprint: string; status: 'firing
 export class IngestAlertsUseCase {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly store: PostgresEventStore,
     private readonly admission: RunAdmission,
   ) {}
 
@@ -43,7 +43,7 @@ export class IngestAlertsUseCase {
       for (const { deployment_id: deploymentId, spec } of triggers) {
         if (woken.has(deploymentId) || !alertMatches(spec, alert)) continue;
         woken.add(deploymentId);
-        const result = await inTransaction(this.pool, async (client) => {
+        const result = await this.store.transaction(async (client) => {
           const deployment = await lockTarget(client, { workspaceId: command.workspaceId, deploymentId, triggerId: spec.triggerId });
           return this.admission.admit(client, deployment, {
             source: 'alert',

@@ -4,8 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Pool } from 'pg';
 import { ValidationError, type JsonValue } from '@packetagent/contracts';
 import { BUS_TOPOLOGY, ConsumerRunner, ensureQueueStream, NATS_CONNECTION, type Topology } from '@packetagent/bus';
-import { PG_POOL } from '@packetagent/eventstore';
-import { inTransaction } from '../shared/database';
+import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
 import { lockTarget } from '../runs/usecases/activate';
 import { RunAdmission } from '../runs/run-admission';
 
@@ -51,6 +50,7 @@ export class QueueTriggerConsumer implements OnApplicationBootstrap, BeforeAppli
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BUS_TOPOLOGY) private readonly topo: Topology,
     @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly store: PostgresEventStore,
     private readonly admission: RunAdmission,
   ) {}
 
@@ -76,7 +76,7 @@ export class QueueTriggerConsumer implements OnApplicationBootstrap, BeforeAppli
       [message.workspaceId, message.subject],
     );
     for (const trigger of rows) {
-      await inTransaction(this.pool, async (client) => {
+      await this.store.transaction(async (client) => {
         const deployment = await lockTarget(client, { workspaceId: message.workspaceId, deploymentId: trigger.deployment_id, triggerId: trigger.trigger_id });
         await this.admission.admit(client, deployment, {
           source: 'queue',

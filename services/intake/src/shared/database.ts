@@ -1,21 +1,4 @@
 import { ValidationError } from '@packetagent/contracts';
-import type { Pool, PoolClient } from 'pg';
-
-/** Runs `work` in one transaction: the state rows and the events announcing them commit together. */
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 /**
  * An opaque keyset cursor. Ids are UUIDv7, so ordering by id is ordering by creation, total,

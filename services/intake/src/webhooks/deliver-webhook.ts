@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { jsonIssues, ValidationError, type ActivationResult, type JsonValue } from '@packetagent/contracts';
-import { PG_POOL } from '@packetagent/eventstore';
-import { inTransaction } from '../shared/database';
+import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
 import { NotFoundError, WebhookRejectedError } from '../shared/errors';
 import { lockTarget } from '../runs/usecases/activate';
 import { RunAdmission } from '../runs/run-admission';
@@ -28,6 +27,7 @@ export const WEBHOOK_TOLERANCE_MS = 5 * 60 * 1000;
 export class DeliverWebhookUseCase {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly store: PostgresEventStore,
     private readonly admission: RunAdmission,
   ) {}
 
@@ -47,7 +47,7 @@ export class DeliverWebhookUseCase {
       throw new WebhookRejectedError('webhook_timestamp_stale', `the timestamp is ${Math.round(skewMs / 1000)} s from now; the tolerance is 300 s`);
     }
     const input = parseBody(body, command.contentType);
-    const result = await inTransaction(this.pool, async (client) => {
+    const result = await this.store.transaction(async (client) => {
       const deployment = await lockTarget(client, { workspaceId: trigger.workspace_id, deploymentId: null, triggerId: command.triggerId });
       return this.admission.admit(client, deployment, {
         source: 'webhook',

@@ -13,16 +13,6 @@ export async function inTransactionOn<T>(client: PoolClient, work: (client: Pool
   }
 }
 
-/** Runs `work` in one transaction on a connection from the pool. */
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    return await inTransactionOn(client, work);
-  } finally {
-    client.release();
-  }
-}
-
 /**
  * Tells the active leader, in whichever replica, that schedules or timers changed so it looks
  * again now rather than at its next wake-up. Best effort: the leader never sleeps long anyway.

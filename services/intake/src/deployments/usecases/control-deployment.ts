@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, PoolClient } from 'pg';
+import { Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
 import type { ActorRef, DeploymentView } from '@packetagent/contracts';
-import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
-import { inTransaction } from '../../shared/database';
+import { PostgresEventStore } from '@packetagent/eventstore';
 import { NotFoundError } from '../../shared/errors';
 import { Streams } from '../../shared/ids';
 import { releasableRuns } from '../../runs/admission.decider';
@@ -27,13 +26,12 @@ type Result = DeploymentView & { webhooks: { triggerId: string; secret: string }
 @Injectable()
 export class ControlDeploymentUseCase {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
     private readonly store: PostgresEventStore,
     private readonly admission: RunAdmission,
   ) {}
 
   async execute(command: ControlDeployment): Promise<Result> {
-    return inTransaction(this.pool, async (client) => {
+    return this.store.transaction(async (client) => {
       const { rows } = await client.query<DeploymentRow>(lockDeployment, [command.deploymentId, command.workspaceId]);
       const row = rows[0];
       if (!row) throw new NotFoundError('deployment', command.deploymentId);

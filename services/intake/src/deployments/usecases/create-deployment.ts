@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
 import type { ActorRef, DeploymentView } from '@packetagent/contracts';
-import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
-import { inTransaction } from '../../shared/database';
+import { PostgresEventStore } from '@packetagent/eventstore';
 import { NotFoundError } from '../../shared/errors';
 import { newId, Streams } from '../../shared/ids';
 import { deploymentView, type DeploymentRow } from '../deployment.rows';
@@ -21,12 +19,11 @@ export interface CreateDeployment {
 @Injectable()
 export class CreateDeploymentUseCase {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
     private readonly store: PostgresEventStore,
   ) {}
 
   async execute(command: CreateDeployment): Promise<DeploymentView & { webhooks: { triggerId: string; secret: string }[] }> {
-    return inTransaction(this.pool, async (client) => {
+    return this.store.transaction(async (client) => {
       const worker = await client.query<{ name: string }>('SELECT name FROM intake.workers WHERE id = $1 AND workspace_id = $2 FOR SHARE', [
         command.workerId,
         command.workspaceId,

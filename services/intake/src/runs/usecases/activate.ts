@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, PoolClient } from 'pg';
+import { Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
 import { ValidationError, type ActivationResult } from '@packetagent/contracts';
-import { PG_POOL } from '@packetagent/eventstore';
-import { inTransaction } from '../../shared/database';
+import { PostgresEventStore } from '@packetagent/eventstore';
 import { NotFoundError } from '../../shared/errors';
 import type { DeploymentRow } from '../../deployments/deployment.rows';
 import { RunAdmission, type ActivationRequest } from '../run-admission';
@@ -16,7 +15,7 @@ export interface Activate extends ActivationRequest {
 @Injectable()
 export class ActivateUseCase {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly store: PostgresEventStore,
     private readonly admission: RunAdmission,
   ) {}
 
@@ -24,7 +23,7 @@ export class ActivateUseCase {
     if (!command.deploymentId && !command.triggerId) {
       throw new ValidationError('invalid activation', [{ path: 'deploymentId', message: 'name a deployment or a trigger' }]);
     }
-    return inTransaction(this.pool, async (client) => {
+    return this.store.transaction(async (client) => {
       const deployment = await lockTarget(client, command);
       return this.admission.admit(client, deployment, command);
     });

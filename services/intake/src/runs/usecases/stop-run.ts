@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
 import { isTerminal, type ActorRef, type RunView } from '@packetagent/contracts';
-import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
-import { inTransaction } from '../../shared/database';
+import { PostgresEventStore } from '@packetagent/eventstore';
 import { NotFoundError } from '../../shared/errors';
 import { Streams } from '../../shared/ids';
 import { releasableRuns } from '../admission.decider';
@@ -26,13 +24,12 @@ export interface StopRun {
 @Injectable()
 export class StopRunUseCase {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
     private readonly store: PostgresEventStore,
     private readonly admission: RunAdmission,
   ) {}
 
   async execute(command: StopRun): Promise<RunView> {
-    return inTransaction(this.pool, async (client) => {
+    return this.store.transaction(async (client) => {
       const found = await client.query<{ deployment_id: string }>('SELECT deployment_id FROM intake.runs WHERE id = $1 AND workspace_id = $2', [
         command.runId,
         command.workspaceId,

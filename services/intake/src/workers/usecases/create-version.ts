@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
 import { canonicalDefinition, parseWorkerDefinition, ValidationError, type ActorRef } from '@packetagent/contracts';
-import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
-import { inTransaction } from '../../shared/database';
+import { PostgresEventStore } from '@packetagent/eventstore';
 import { NotFoundError } from '../../shared/errors';
 import { Streams } from '../../shared/ids';
 import type { WorkerRow } from '../worker.rows';
@@ -22,7 +20,6 @@ export interface CreateVersion {
 @Injectable()
 export class CreateVersionUseCase {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
     private readonly store: PostgresEventStore,
   ) {}
 
@@ -30,7 +27,7 @@ export class CreateVersionUseCase {
     // Parsing happens before any lock or write: a malformed definition touches nothing.
     const definition = parseWorkerDefinition(command.source, command.format);
     const { canonical, digest } = canonicalDefinition(definition);
-    return inTransaction(this.pool, async (client) => {
+    return this.store.transaction(async (client) => {
       const { rows } = await client.query<WorkerRow>(
         'SELECT * FROM intake.workers WHERE id = $1 AND workspace_id = $2 FOR UPDATE',
         [command.workerId, command.workspaceId],

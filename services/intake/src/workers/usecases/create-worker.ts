@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
 import { ValidationError, type ActorRef } from '@packetagent/contracts';
-import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
-import { inTransaction } from '../../shared/database';
+import { PostgresEventStore } from '@packetagent/eventstore';
 import { WorkerNameTakenError } from '../../shared/errors';
 import { newId, Streams } from '../../shared/ids';
 
@@ -19,7 +17,6 @@ const WORKER_NAME = /^[a-z][a-z0-9-]{1,62}$/;
 @Injectable()
 export class CreateWorkerUseCase {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
     private readonly store: PostgresEventStore,
   ) {}
 
@@ -28,7 +25,7 @@ export class CreateWorkerUseCase {
       throw new ValidationError('invalid worker', [{ path: 'name', message: `must match ${WORKER_NAME.source}` }]);
     }
     const id = newId();
-    return inTransaction(this.pool, async (client) => {
+    return this.store.transaction(async (client) => {
       const inserted = await client.query(
         `INSERT INTO intake.workers (id, workspace_id, name, description) VALUES ($1, $2, $3, $4)
          ON CONFLICT (workspace_id, name) DO NOTHING`,

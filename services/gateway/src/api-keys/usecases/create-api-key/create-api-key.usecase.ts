@@ -1,10 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
 import { IdentityEventTypes, roleWithin } from '@packetagent/contracts';
-import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
+import { PostgresEventStore } from '@packetagent/eventstore';
 import type { WorkspacePrincipal } from '../../../access/principal';
 import { NotFoundError, RoleCeilingExceededError } from '../../../identity/errors';
-import { appendAudit, inTransaction, lockWorkspace } from '../../../identity/persistence';
+import { appendAudit, lockWorkspace } from '../../../identity/persistence';
 import { issueApiKey } from '../../api-key';
 import type { CreateApiKeyCommand, CreatedApiKey } from './create-api-key.command';
 
@@ -12,7 +11,6 @@ import type { CreateApiKeyCommand, CreatedApiKey } from './create-api-key.comman
 @Injectable()
 export class CreateApiKey {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
     private readonly store: PostgresEventStore,
   ) {}
 
@@ -23,7 +21,7 @@ export class CreateApiKey {
     const workspaceId = principal.workspaceId;
     const key = issueApiKey();
     const expiresAt = command.expiresAt ? new Date(command.expiresAt).toISOString() : null;
-    await inTransaction(this.pool, this.store, async (client) => {
+    await this.store.transaction(async (client) => {
       if (!(await lockWorkspace(client, workspaceId))) throw new NotFoundError('no such workspace');
       await client.query(
         `INSERT INTO identity.api_keys (id, workspace_id, role, name, secret_hash, prefix, expires_at, created_by_kind, created_by)

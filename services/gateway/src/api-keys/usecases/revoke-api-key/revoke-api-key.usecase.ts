@@ -1,10 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
 import { IdentityEventTypes, roleWithin, type Role } from '@packetagent/contracts';
-import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
+import { PostgresEventStore } from '@packetagent/eventstore';
 import type { WorkspacePrincipal } from '../../../access/principal';
 import { NotFoundError, RoleCeilingExceededError } from '../../../identity/errors';
-import { appendAudit, inTransaction, lockWorkspace } from '../../../identity/persistence';
+import { appendAudit, lockWorkspace } from '../../../identity/persistence';
 
 /**
  * Revokes a key of the caller's workspace; it stops working at once. Revoking again changes
@@ -13,13 +12,12 @@ import { appendAudit, inTransaction, lockWorkspace } from '../../../identity/per
 @Injectable()
 export class RevokeApiKey {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
     private readonly store: PostgresEventStore,
   ) {}
 
   async execute(principal: WorkspacePrincipal, apiKeyId: string): Promise<void> {
     const workspaceId = principal.workspaceId;
-    await inTransaction(this.pool, this.store, async (client) => {
+    await this.store.transaction(async (client) => {
       if (!(await lockWorkspace(client, workspaceId))) throw new NotFoundError('no such workspace');
       const { rows } = await client.query<{ role: Role; revoked: boolean }>(
         `SELECT role, revoked_at IS NOT NULL AS revoked FROM identity.api_keys WHERE id = $1 AND workspace_id = $2`,

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { IdentityEventTypes, ValidationError } from '@packetagent/contracts';
 import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
 import { ConflictError } from '../../../identity/errors';
-import { appendAudit, inTransaction, lockWorkspace } from '../../../identity/persistence';
+import { appendAudit, lockWorkspace } from '../../../identity/persistence';
 import { newRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeHash } from '../../recovery-codes';
 import { SecondFactor } from '../../second-factor';
 import type { EnableTotpCommand } from './enable-totp.command';
@@ -34,7 +34,7 @@ export class EnableTotp {
       throw new ValidationError('the code is not valid', [{ path: 'code', message: 'does not match the enrolled authenticator' }]);
     }
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-    await inTransaction(this.pool, this.store, async (client) => {
+    await this.store.transaction(async (client) => {
       const enabled = await client.query(
         `UPDATE identity.users SET totp_enabled = true WHERE id = $1 AND NOT totp_enabled AND totp_secret = $2`,
         [userId, secret],

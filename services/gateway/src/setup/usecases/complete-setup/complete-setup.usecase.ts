@@ -8,7 +8,7 @@ import { issueApiKey } from '../../../api-keys/api-key';
 import { GATEWAY_OPTIONS, type ResolvedGatewayOptions } from '../../../gateway.options';
 import { ConflictError, InvalidSetupTokenError, SetupCompletedError } from '../../../identity/errors';
 import { hashPassword } from '../../../identity/passwords';
-import { appendAudit, inTransaction, newWorkspaceId } from '../../../identity/persistence';
+import { appendAudit, newWorkspaceId } from '../../../identity/persistence';
 import { sameDigest, sha256 } from '../../../identity/secrets';
 import { setupTokenPath } from '../../setup-token.issuer';
 import type { CompleteSetupCommand } from './complete-setup.command';
@@ -35,7 +35,7 @@ export class CompleteSetup {
     // Checked before the password is hashed, so a caller without the token costs nothing.
     await this.checkToken(this.pool, tokenHash, false);
     const passwordHash = await hashPassword(command.password);
-    const result = await inTransaction(this.pool, this.store, async (client) => {
+    const result = await this.store.transaction(async (client) => {
       await this.checkToken(client, tokenHash, true);
       const userId = uuidv7();
       const workspaceId = newWorkspaceId();

@@ -1,23 +1,21 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
 import { IdentityEventTypes } from '@packetagent/contracts';
-import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
+import { PostgresEventStore } from '@packetagent/eventstore';
 import type { Principal } from '../../../access/principal';
-import { appendAudit, inTransaction, newWorkspaceId } from '../../../identity/persistence';
+import { appendAudit, newWorkspaceId } from '../../../identity/persistence';
 import type { CreateWorkspaceCommand } from './create-workspace.command';
 
 /** A new workspace whose owner is the signed-in user who asked for it. */
 @Injectable()
 export class CreateWorkspace {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
     private readonly store: PostgresEventStore,
   ) {}
 
   async execute(principal: Principal, command: CreateWorkspaceCommand): Promise<{ id: string }> {
     const workspaceId = newWorkspaceId();
     const userId = principal.id;
-    await inTransaction(this.pool, this.store, async (client) => {
+    await this.store.transaction(async (client) => {
       await client.query(`INSERT INTO identity.workspaces (id, name) VALUES ($1, $2)`, [workspaceId, command.name]);
       await client.query(`INSERT INTO identity.memberships (user_id, workspace_id, role) VALUES ($1, $2, 'owner')`, [userId, workspaceId]);
       await appendAudit(

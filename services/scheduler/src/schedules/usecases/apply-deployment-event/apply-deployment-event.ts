@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { streamCategory, type DecodedEvent, type IntakeEventData, type TriggerBinding } from '@packetagent/contracts';
-import { PG_POOL } from '@packetagent/eventstore';
-import { inTransaction, signalChange } from '../../../shared/database';
+import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
+import { signalChange } from '../../../shared/database';
 import { SCHEDULER_OPTIONS, type ResolvedSchedulerOptions } from '../../../scheduler.options';
 import { desiredSchedules } from '../../cron-bindings';
 
@@ -20,13 +20,14 @@ const RELEVANT = new Set(['deployment.created', 'deployment.rolled_back', 'deplo
 export class ApplyDeploymentEvent {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly store: PostgresEventStore,
     @Inject(SCHEDULER_OPTIONS) private readonly options: ResolvedSchedulerOptions,
   ) {}
 
   async execute(event: DecodedEvent): Promise<ApplyOutcome> {
     if (!RELEVANT.has(event.type)) return 'not_relevant';
     const deploymentId = deploymentIdOf(event);
-    const outcome = await inTransaction(this.pool, async (client) => {
+    const outcome = await this.store.transaction(async (client) => {
       const state = await lockDeployment(client, deploymentId, event.workspaceId);
       if (state.lastPosition >= event.globalPosition) return 'ignored' as const;
       let revoked = state.revoked;

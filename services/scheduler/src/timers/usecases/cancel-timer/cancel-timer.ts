@@ -3,7 +3,6 @@ import type { Pool } from 'pg';
 import type { z } from 'zod';
 import type { SchedulerCommands } from '@packetagent/contracts';
 import { ConcurrencyError, PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
-import { inTransaction } from '../../../shared/database';
 import { decide, type ExistingTimer } from '../../timer.decider';
 import { commitTimerEvents, loadTimerForUpdate, toView } from '../../timer.rows';
 
@@ -26,14 +25,13 @@ export class CancelTimer {
   async execute(request: CancelTimerRequest): Promise<CancelTimerResult> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await inTransaction(this.pool, async (client) => {
+        const result = await this.store.transaction(async (client) => {
           const timer = await loadTimerForUpdate(client, request.timerId, request.workspaceId);
           const events = decide({ kind: 'cancel', workspaceId: request.workspaceId, reason: request.reason }, timer);
           if (events.length === 0) return { ...toView(timer as ExistingTimer), outcome: 'unchanged' as const };
           const next = await commitTimerEvents(this.store, client, timer, events, request.actor);
           return { ...toView(next), outcome: 'cancelled' as const };
         });
-        if (result.outcome === 'cancelled') this.store.ringDoorbell();
         return result;
       } catch (error) {
         if (error instanceof ConcurrencyError && attempt < ATTEMPTS) continue;

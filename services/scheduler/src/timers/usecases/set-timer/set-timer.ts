@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { z } from 'zod';
 import type { SchedulerCommands } from '@packetagent/contracts';
 import { ConcurrencyError, PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
-import { inTransaction, signalChange } from '../../../shared/database';
+import { signalChange } from '../../../shared/database';
 import { SCHEDULER_OPTIONS, type ResolvedSchedulerOptions } from '../../../scheduler.options';
 import { decide, type ExistingTimer } from '../../timer.decider';
 import { commitTimerEvents, loadTimerForUpdate, toView } from '../../timer.rows';
@@ -25,7 +25,7 @@ export class SetTimer {
   async execute(request: SetTimerRequest): Promise<SetTimerResult> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await inTransaction(this.pool, async (client) => {
+        const result = await this.store.transaction(async (client) => {
           const timer = await loadTimerForUpdate(client, request.timerId, request.workspaceId);
           const events = decide({ kind: 'set', workspaceId: request.workspaceId, purpose: request.purpose, dueAt: request.dueAt, payload: request.payload }, timer);
           if (events.length === 0) return { ...toView(timer as ExistingTimer), outcome: 'unchanged' as const };
@@ -33,7 +33,6 @@ export class SetTimer {
           return { ...toView(next), outcome: timer.status === 'absent' ? ('created' as const) : ('rescheduled' as const) };
         });
         if (result.outcome !== 'unchanged') {
-          this.store.ringDoorbell();
           await signalChange(this.pool, this.options.notifyChannel);
         }
         return result;
