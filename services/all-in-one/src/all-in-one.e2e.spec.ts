@@ -67,6 +67,7 @@ describe('all-in-one', () => {
     expect(exposition).toMatch(/^packetagent_relay_active 1$/m);
     expect(exposition).toMatch(/^packetagent_relay_backlog_events 0$/m);
     expect(exposition).toMatch(/^process_cpu_user_seconds_total /m);
+    expect(exposition).toMatch(/^packetagent_scheduler_leader 1$/m);
     const tables = await db.pool.query(`SELECT count(*) FROM information_schema.tables WHERE table_name IN ('events', 'streams', 'relay_cursors')`);
     expect(Number(tables.rows[0].count)).toBe(3);
 

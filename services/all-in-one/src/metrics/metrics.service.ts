@@ -1,17 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { OutboxRelay } from '@packetagent/eventstore';
+import { SchedulerEngine } from '@packetagent/scheduler';
 
 /**
- * Prometheus metrics of this process: Node's defaults and the relay's. Relay figures are read
+ * Prometheus metrics of this process: Node's defaults, the relay's and the scheduler's. Figures are read
  * at scrape time (status and the shared backlog), so nothing is computed between scrapes.
  */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
-  private readonly seen = { published: 0, repaired: 0, abandoned: 0 };
+  private readonly seen = { published: 0, repaired: 0, abandoned: 0, fired: 0, dropped: 0, failed: 0, refused: 0, timers: 0 };
 
-  constructor(private readonly relay: OutboxRelay) {
+  constructor(
+    private readonly relay: OutboxRelay,
+    private readonly scheduler: SchedulerEngine,
+  ) {
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
     const status = () => this.relay.status();
@@ -61,6 +65,21 @@ export class MetricsService {
     this.counter('packetagent_relay_published_events_total', 'Events this process published to JetStream.', 'published', () => status().publishedTotal);
     this.counter('packetagent_relay_repaired_events_total', 'Events republished because the stream had lost them.', 'repaired', () => status().repairedTotal);
     this.counter('packetagent_relay_skipped_positions_total', 'Positions skipped as belonging to rolled-back appends.', 'abandoned', () => status().abandonedTotal);
+
+    const schedulerStatus = () => this.scheduler.status();
+    new Gauge({
+      name: 'packetagent_scheduler_leader',
+      help: '1 when this process fires cron ticks and timers (holds the scheduler lock), else 0.',
+      registers,
+      collect() {
+        this.set(schedulerStatus().isLeader ? 1 : 0);
+      },
+    });
+    this.counter('packetagent_scheduler_ticks_fired_total', 'Cron ticks this process sent to intake and intake accepted.', 'fired', () => schedulerStatus().firedTotal);
+    this.counter('packetagent_scheduler_ticks_dropped_total', 'Cron ticks dropped by the missed-tick policy.', 'dropped', () => schedulerStatus().droppedTotal);
+    this.counter('packetagent_scheduler_ticks_failed_total', 'Cron ticks that failed and were left for a retry.', 'failed', () => schedulerStatus().failedTotal);
+    this.counter('packetagent_scheduler_ticks_refused_total', 'Cron ticks intake refused for good (e.g. a revoked deployment).', 'refused', () => schedulerStatus().refusedTotal);
+    this.counter('packetagent_scheduler_timers_fired_total', 'Durable timers this process fired.', 'timers', () => schedulerStatus().timersFiredTotal);
   }
 
   private counter(name: string, help: string, key: keyof MetricsService['seen'], read: () => number): void {
