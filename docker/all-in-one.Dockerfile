@@ -4,8 +4,9 @@
 #
 #   docker build -f docker/all-in-one.Dockerfile -t packetagent/all-in-one .
 #
-# The build stage compiles the app and the libraries it loads to dist/ (`npm run build`, SWC);
-# the runtime stage carries that output and the production dependencies only.
+# The build stage compiles the app, the libraries and services it loads, and the packetagent CLI
+# to dist/ (`npm run build`, SWC), and copies the event store migrations there; the runtime stage
+# carries that output and the production dependencies only.
 
 ARG NODE_IMAGE=node:20.19-bookworm-slim
 
@@ -28,6 +29,8 @@ COPY tsconfig.base.json ./
 COPY tools/dev ./tools/dev
 COPY libs ./libs
 COPY services ./services
+# build.mjs compiles tools/cli/src with the rest and fails without it.
+COPY tools/cli/src ./tools/cli/src
 RUN npm run build
 
 # ---------------------------------------------------------------------------------------------
@@ -49,7 +52,7 @@ FROM ${NODE_IMAGE} AS runtime
 ARG VERSION=0.1.0
 
 LABEL org.opencontainers.image.title="packetagent-all-in-one" \
-      org.opencontainers.image.description="PacketAgent all-in-one app: event store migrations, outbox relay, health endpoints" \
+      org.opencontainers.image.description="PacketAgent all-in-one app: REST API, webhook ingress, intake, scheduler, event store migrations and outbox relay" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="Apache-2.0"
 
@@ -60,25 +63,37 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends tini \
  && rm -rf /var/lib/apt/lists/*
 
+# The app's only writable directory (the first-run setup token file), owned by the app user.
+# With a read-only root filesystem, mount a volume here; a named Docker volume copies this
+# ownership when it is first used.
+RUN install -d -o 1000 -g 1000 -m 0700 /var/lib/packetagent
+
 WORKDIR /app
 
 # PACKETAGENT_HOST: the app defaults to 127.0.0.1, unreachable from outside the container.
+# PACKETAGENT_DATA_DIR: the app defaults to .data under the working directory, which the app
+# user may not write.
 ENV NODE_ENV=production \
     PACKETAGENT_HOST=0.0.0.0 \
-    PACKETAGENT_PORT=8484
+    PACKETAGENT_PORT=8484 \
+    PACKETAGENT_DATA_DIR=/var/lib/packetagent
 
 # Dependencies first: they change less often than the code.
 COPY --from=deps /app/node_modules ./node_modules
-# Files stay owned by root and read-only for the app user.
+# Files stay owned by root and read-only for the app user. dist/ holds the compiled app and CLI
+# and the migrations (dist/libs/eventstore/migrations), which the app applies at start-up.
 COPY package.json ./
 COPY --from=build /app/dist ./dist
+# The packetagent CLI launcher; it runs dist/tools/cli/src/main.js, e.g.
+#   docker exec packetagent node tools/cli/bin/packetagent.js --help
+COPY tools/cli/bin ./tools/cli/bin
 
 # The "node" user of the base image, by number so that Kubernetes can verify runAsNonRoot.
 USER 1000:1000
 
 EXPOSE 8484
 
-# Liveness only: /readyz depends on Postgres and NATS, which an orchestrator should not restart
+# Liveness only: /readyz depends on Postgres, NATS and Redis, which an orchestrator should not restart
 # the container for. Kubernetes ignores HEALTHCHECK and uses the probes of the Deployment.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=120s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PACKETAGENT_PORT || 8484) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

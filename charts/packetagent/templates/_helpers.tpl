@@ -106,6 +106,13 @@ Port the app listens on.
 {{- end }}
 
 {{/*
+Directory of the app's files (the first-run setup token), where the data volume is mounted.
+*/}}
+{{- define "packetagent.dataDir" -}}
+{{- include "packetagent.envValue" .Values.config.PACKETAGENT_DATA_DIR | trimSuffix "/" }}
+{{- end }}
+
+{{/*
 Port of the OTLP endpoint, or nothing when no endpoint is configured.
 */}}
 {{- define "packetagent.otlpPort" -}}
@@ -132,6 +139,16 @@ Checks of values that the schema cannot express.
 {{- end }}
 {{- if not (or .Values.nats.existingSecret .Values.nats.url) }}
 {{- fail "nats.url or nats.existingSecret is required" }}
+{{- end }}
+{{- if not (or .Values.redis.existingSecret .Values.redis.url) }}
+{{- fail "redis.existingSecret or redis.url is required: the app keeps sessions and login throttling in Redis" }}
+{{- end }}
+{{- $dataDir := include "packetagent.dataDir" . }}
+{{- if not (hasPrefix "/" $dataDir) }}
+{{- fail "config.PACKETAGENT_DATA_DIR must be an absolute path: the data volume is mounted there" }}
+{{- end }}
+{{- if eq $dataDir "/tmp" }}
+{{- fail "config.PACKETAGENT_DATA_DIR must not be /tmp, which has a volume of its own (tmpVolume)" }}
 {{- end }}
 {{- if has (toString .Values.config.PACKETAGENT_HOST) (list "127.0.0.1" "localhost" "::1" "") }}
 {{- fail "config.PACKETAGENT_HOST must not be a loopback address: the Service and the probes could not reach the app" }}

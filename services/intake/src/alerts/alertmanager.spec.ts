@@ -1,6 +1,6 @@
 import type { TriggerBinding } from '@packetagent/contracts';
 import { alertDedupeKey, alertMatches, AlertmanagerPayloadSchema } from './alertmanager';
-import { alertmanagerSample } from './alertmanager.sample';
+import { alertmanagerSample } from './alertmanager-sample.testkit';
 
 const binding = (alert: TriggerBinding['alert']): TriggerBinding => ({ triggerId: 't', key: 'alert-0', kind: 'alert', alert });
 

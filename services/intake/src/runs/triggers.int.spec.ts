@@ -2,7 +2,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { IntakeCommands, type DeploymentView } from '@packetagent/contracts';
 import { topology } from '@packetagent/bus';
 import { eventually } from '@packetagent/testing';
-import { alertmanagerSample } from '../alerts/alertmanager.sample';
+import { alertmanagerSample } from '../alerts/alertmanager-sample.testkit';
 import { definition, startIntake, type IntakeHarness } from '../testing/intake.testkit';
 import { webhookSignature } from '../webhooks/webhook-signature';
 
