@@ -1,13 +1,15 @@
 /**
- * `npm run bench`: the event store against a raw INSERT, and the relay against direct
- * nats.js publishes, in the same run on the same database and NATS. Prints a table and
- * writes JSON to tools/bench/results/.
+ * `npm run bench`: the event store against a raw INSERT, the relay against direct nats.js
+ * publishes, and run admission through the compiled app against graphile-worker, in the same
+ * run on the same database server and NATS. Prints tables and writes JSON to
+ * tools/bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { topology, type Topology } from '@packetagent/bus';
 import { createTestBus, createTestDatabase, type TestDatabase } from '@packetagent/testing';
+import { benchAdmission, type AdmissionResults, type CpuUse } from './admission.bench';
 import { benchRawInsert, benchStoreAppend, createRawTable, type AppendCase, type AppendResult } from './append.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
 import { ratio, table } from './stats';
@@ -81,7 +83,17 @@ async function main(): Promise<void> {
       ])}\n`,
     );
 
-    const results = { at: new Date().toISOString(), quick, node: process.version, append, relayLag, directLag, relayDrain, directRate };
+    const admission = await benchAdmission({
+      ratePerSecond: 100,
+      warmupSeconds: quick ? 1 : 2,
+      seconds,
+      clients: 16,
+      saturationCount: Math.round(2_000 * scale),
+      breakdownSamples: Math.round(300 * scale),
+    });
+    printAdmission(admission);
+
+    const results = { at: new Date().toISOString(), quick, node: process.version, append, relayLag, directLag, relayDrain, directRate, admission };
     const dir = join(__dirname, '..', 'results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `bench-${results.at.replace(/[:.]/g, '-')}.json`);
@@ -91,6 +103,43 @@ async function main(): Promise<void> {
   } finally {
     await db.drop();
   }
+}
+
+// Average cores busy during the phase: the whole machine, the app's process, the benchmark's own.
+const CPU_HEADERS = ['machine cores', 'app cores', 'bench cores'];
+const cpuCells = (cpu: CpuUse): (string | number)[] => [cpu.machine ?? 'n/a', cpu.app ?? '', cpu.bench];
+
+function printAdmission(admission: AdmissionResults): void {
+  const { steady, saturation } = admission;
+  process.stdout.write(
+    `\n(c) admission at a steady ${steady.ratePerSecond} activations/s for ${steady.seconds} s, spread over ${admission.deployments} deployments\n`,
+  );
+  process.stdout.write(
+    `${table(
+      ['path', 'p50 ms', 'p99 ms', 'max ms', 'count', 'p50 vs addJob->start', 'p99 vs addJob->start', ...CPU_HEADERS],
+      [
+        ['ours: POST runs -> 201 (run.admitted committed)', steady.ours.p50, steady.ours.p99, steady.ours.max, steady.ours.count, ratio(steady.ours.p50, steady.baseline.p50), ratio(steady.ours.p99, steady.baseline.p99), ...cpuCells(steady.cpu.ours)],
+        ['graphile-worker: addJob -> task start', steady.baseline.p50, steady.baseline.p99, steady.baseline.max, steady.baseline.count, '1.00x', '1.00x', ...cpuCells(steady.cpu.baseline)],
+        ['graphile-worker: addJob -> returned (committed)', steady.baselineAddJob.p50, steady.baselineAddJob.p99, steady.baselineAddJob.max, steady.baselineAddJob.count, '', '', '', '', ''],
+      ],
+    )}\n`,
+  );
+  process.stdout.write(`\n(c) admission at saturation: ${saturation.ours.clients} closed-loop clients\n`);
+  process.stdout.write(
+    `${table(
+      ['path', 'deployments', 'operations', 'per s', 'vs baseline', 'p50 ms', 'p99 ms', ...CPU_HEADERS],
+      [saturation.ours, saturation.oursOneDeployment, saturation.baseline].map((r) => [
+        r.kind, r.deployments ?? '', r.count, r.perSecond, ratio(r.perSecond, saturation.baseline.perSecond), r.latencyMs.p50, r.latencyMs.p99, ...cpuCells(r.cpu),
+      ]),
+    )}\n`,
+  );
+  process.stdout.write('\n(c) where an activation spends its time: one request at a time, idle system\n');
+  process.stdout.write(`${table(['request', 'p50 ms', 'p99 ms', 'count'], admission.breakdown.map((b) => [b.kind, b.latencyMs.p50, b.latencyMs.p99, b.latencyMs.count]))}\n`);
+  const { verified } = admission;
+  process.stdout.write(
+    `\n${verified.created} activations answered 201 and ${verified.admittedEvents} run.admitted events exist for them; ` +
+      `${verified.checkedRightAfterResponse} were looked up as soon as their 201 arrived\n`,
+  );
 }
 
 main().catch((error: unknown) => {

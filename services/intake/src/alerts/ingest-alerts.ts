@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { ValidationError, type ActivationResult, type ActorRef, type JsonValue, type TriggerBinding } from '@packetagent/contracts';
 import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
-import { lockTarget } from '../runs/usecases/activate';
 import { RunAdmission } from '../runs/run-admission';
 import { alertDedupeKey, alertMatches, AlertmanagerPayloadSchema, type Alert } from './alertmanager';
 
@@ -44,8 +43,7 @@ export class IngestAlertsUseCase {
         if (woken.has(deploymentId) || !alertMatches(spec, alert)) continue;
         woken.add(deploymentId);
         const result = await this.store.transaction(async (client) => {
-          const deployment = await lockTarget(client, { workspaceId: command.workspaceId, deploymentId, triggerId: spec.triggerId });
-          return this.admission.admit(client, deployment, {
+          return this.admission.admit(client, { workspaceId: command.workspaceId, deploymentId, triggerId: spec.triggerId }, {
             source: 'alert',
             dedupeKey: alertDedupeKey(alert),
             triggerId: spec.triggerId,

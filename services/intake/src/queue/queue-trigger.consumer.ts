@@ -5,7 +5,6 @@ import type { Pool } from 'pg';
 import { ValidationError, type JsonValue } from '@packetagent/contracts';
 import { BUS_TOPOLOGY, ConsumerRunner, ensureQueueStream, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
-import { lockTarget } from '../runs/usecases/activate';
 import { RunAdmission } from '../runs/run-admission';
 
 export interface QueueMessage {
@@ -77,8 +76,7 @@ export class QueueTriggerConsumer implements OnApplicationBootstrap, BeforeAppli
     );
     for (const trigger of rows) {
       await this.store.transaction(async (client) => {
-        const deployment = await lockTarget(client, { workspaceId: message.workspaceId, deploymentId: trigger.deployment_id, triggerId: trigger.trigger_id });
-        await this.admission.admit(client, deployment, {
+        await this.admission.admit(client, { workspaceId: message.workspaceId, deploymentId: trigger.deployment_id, triggerId: trigger.trigger_id }, {
           source: 'queue',
           dedupeKey: `queue:${message.messageKey}`,
           triggerId: trigger.trigger_id,

@@ -3,7 +3,6 @@ import type { Pool } from 'pg';
 import { jsonIssues, ValidationError, type ActivationResult, type JsonValue } from '@packetagent/contracts';
 import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
 import { NotFoundError, WebhookRejectedError } from '../shared/errors';
-import { lockTarget } from '../runs/usecases/activate';
 import { RunAdmission } from '../runs/run-admission';
 import { deliveryKey, signatureMatches } from './webhook-signature';
 
@@ -47,9 +46,8 @@ export class DeliverWebhookUseCase {
       throw new WebhookRejectedError('webhook_timestamp_stale', `the timestamp is ${Math.round(skewMs / 1000)} s from now; the tolerance is 300 s`);
     }
     const input = parseBody(body, command.contentType);
-    const result = await this.store.transaction(async (client) => {
-      const deployment = await lockTarget(client, { workspaceId: trigger.workspace_id, deploymentId: null, triggerId: command.triggerId });
-      return this.admission.admit(client, deployment, {
+    const result = await this.store.transaction((client) =>
+      this.admission.admit(client, { workspaceId: trigger.workspace_id, deploymentId: null, triggerId: command.triggerId }, {
         source: 'webhook',
         dedupeKey: deliveryKey(command.timestamp, command.signature),
         triggerId: command.triggerId,
@@ -57,8 +55,8 @@ export class DeliverWebhookUseCase {
         details: { contentType: command.contentType, bytes: body.length },
         actor: { kind: 'system', id: `webhook:${command.triggerId}` },
         receivedAt: new Date(command.receivedAt),
-      });
-    });
+      }),
+    );
     if (result.duplicate) throw new WebhookRejectedError('webhook_replayed', 'this signed request was already delivered');
     return result;
   }
