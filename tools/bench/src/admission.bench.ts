@@ -17,37 +17,14 @@ import {
   type TestDatabase,
   type TestRedis,
 } from '@packetagent/testing';
-import { now, summarise, type Summary } from './stats';
+import { now, paced, sleep, summarise, until, type Summary } from './stats';
 
 const ROOT = resolve(__dirname, '../../..');
 const ENTRY = join(ROOT, 'dist/services/all-in-one/src/main.js');
 /** A deployment admits at most this many concurrent runs, and nothing ends a run here. */
 const MAX_CONCURRENT_RUNS = 1_000;
 
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-/** Polls until `done()`; a benchmark that stops making progress fails instead of hanging. */
-async function until(done: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`benchmark stalled waiting for ${what}`);
-    await sleep(5);
-  }
-}
-
-/** Calls `fire(k)` at `rate` per second for `count` operations, with at most `maxInFlight` pending. */
-async function paced(count: number, rate: number, maxInFlight: number, fire: (k: number) => Promise<void>): Promise<void> {
-  const start = now();
-  const inFlight = new Set<Promise<void>>();
-  for (let k = 0; k < count; k++) {
-    const wait = start + (k * 1_000) / rate - now();
-    if (wait > 0) await sleep(wait);
-    while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
-    const p = fire(k).finally(() => inFlight.delete(p));
-    inFlight.add(p);
-  }
-  await Promise.all(inFlight);
-}
 
 /** `clients` loops, each starting its next operation when its previous one finished, until `count` were started. */
 async function closedLoop(clients: number, count: number, op: (k: number) => Promise<number>): Promise<{ latencies: number[]; seconds: number }> {

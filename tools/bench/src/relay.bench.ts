@@ -3,20 +3,10 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Pool } from 'pg';
 import { ensureEventsStream, type Topology } from '@packetagent/bus';
 import { OutboxRelay, PostgresEventStore, type NewEvent } from '@packetagent/eventstore';
-import { now, summarise, type Summary } from './stats';
+import { now, paced, summarise, until, type Summary } from './stats';
 
 const actor = { kind: 'system', id: 'bench' } as const;
 const event = (i: number): NewEvent => ({ type: 'bench.happened', schemaVersion: 1, data: { i, note: 'relay benchmark' }, actor });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls until `done()`; a benchmark that stops making progress fails instead of hanging. */
-async function until(done: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`benchmark stalled waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 export interface LagResult {
   kind: 'relay (commit -> JetStream ack)' | 'direct nats.js publish (publish -> ack)';
@@ -30,20 +20,6 @@ export interface RateResult {
   eventsPerSecond: number;
 }
 
-/** Calls `fire(k)` at `rate` per second for `count` operations, with at most `maxInFlight` pending. */
-async function paced(count: number, rate: number, maxInFlight: number, fire: (k: number) => Promise<void>): Promise<void> {
-  const start = now();
-  const inFlight = new Set<Promise<void>>();
-  for (let k = 0; k < count; k++) {
-    const due = start + (k * 1_000) / rate;
-    const wait = due - now();
-    if (wait > 0) await sleep(wait);
-    while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
-    const p = fire(k).finally(() => inFlight.delete(p));
-    inFlight.add(p);
-  }
-  await Promise.all(inFlight);
-}
 
 function relayFor(pool: Pool, nc: NatsConnection, topo: Topology, url: string, onPublished: (ids: string[], at: number) => void) {
   return new OutboxRelay(pool, nc, topo, {

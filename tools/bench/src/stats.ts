@@ -29,3 +29,28 @@ function formatNumber(value: number): string {
   if (Number.isInteger(value)) return String(value);
   return value >= 100 ? Math.round(value).toString() : value.toFixed(2);
 }
+
+export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** Polls until `done()`; a benchmark that stops making progress fails instead of hanging. */
+export async function until(done: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`benchmark stalled waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+/** Calls `fire(k)` at `rate` per second for `count` operations, with at most `maxInFlight` pending. */
+export async function paced(count: number, rate: number, maxInFlight: number, fire: (k: number) => Promise<void>): Promise<void> {
+  const start = now();
+  const inFlight = new Set<Promise<void>>();
+  for (let k = 0; k < count; k++) {
+    const wait = start + (k * 1_000) / rate - now();
+    if (wait > 0) await sleep(wait);
+    while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+    const p = fire(k).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  }
+  await Promise.all(inFlight);
+}
