@@ -7,3 +7,4 @@ export * from './lib/control-plane';
 export * from './lib/identity';
 export * from './lib/scheduler';
 export * from './lib/worker-definition';
+export * from './lib/credential-grant';

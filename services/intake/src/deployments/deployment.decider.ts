@@ -1,4 +1,4 @@
-import type { IntakeEventData, TriggerBinding } from '@packetagent/contracts';
+import type { EffectiveLimits, IntakeEventData, TriggerBinding } from '@packetagent/contracts';
 import { InvalidTransitionError } from '../shared/errors';
 
 export type DeploymentStatus = 'active' | 'paused' | 'revoked';
@@ -15,7 +15,14 @@ export type DeploymentCommand =
   | { type: 'revoke'; reason: string }
   | {
       type: 'rollback';
-      target: { version: number; digest: string; effectiveDigest: string; maxConcurrentRuns: number; triggers: TriggerBinding[] };
+      target: {
+        version: number;
+        digest: string;
+        effectiveDigest: string;
+        maxConcurrentRuns: number;
+        triggers: TriggerBinding[];
+        limits?: EffectiveLimits;
+      };
     };
 
 export type DeploymentEvent =

@@ -6,6 +6,7 @@ import {
   triggerKey,
   triggerKind,
   validateWorkerDefinition,
+  type EffectiveLimits,
   type TriggerBinding,
   type WorkerDefinition,
 } from '@packetagent/contracts';
@@ -64,4 +65,9 @@ export function triggerBindings(deploymentId: string, definition: WorkerDefiniti
     bindings.push(binding);
   });
   return bindings;
+}
+
+/** What enforcing services need of the effective definition: budgets, bounds and tool grants. */
+export function effectiveLimits(definition: WorkerDefinition): EffectiveLimits {
+  return JSON.parse(JSON.stringify({ budgets: definition.budgets, bounds: definition.bounds, tools: definition.tools })) as EffectiveLimits;
 }

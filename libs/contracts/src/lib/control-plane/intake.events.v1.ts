@@ -54,11 +54,24 @@ export type Activation = z.infer<typeof ActivationSchema>;
 export const WorkerCreatedV1 = z.object({ workerId: id, name: z.string(), description: z.string() });
 export const WorkerVersionCreatedV1 = z.object({ workerId: id, version, digest: sha256, definition: z.json() });
 
+/**
+ * The effective (narrowed) limits a deployment runs under, for the services that enforce them
+ * (budget, supervisor) without re-deriving them from the version and the overrides.
+ */
+export const EffectiveLimitsSchema = z.object({
+  budgets: z.record(z.string(), z.json()),
+  bounds: z.record(z.string(), z.number()),
+  tools: z.array(z.json()),
+});
+export type EffectiveLimits = z.infer<typeof EffectiveLimitsSchema>;
+
 export const DeploymentCreatedV1 = RunPinSchema.omit({ deploymentId: true }).extend({
   deploymentId: id,
   overrides: z.json(),
   maxConcurrentRuns: z.number().int().positive(),
   triggers: z.array(TriggerBindingSchema),
+  /** Added after the first release of v1: absent in older events. */
+  limits: EffectiveLimitsSchema.optional(),
 });
 export const DeploymentPausedV1 = z.object({ reason: z.string().nullable() });
 export const DeploymentResumedV1 = z.object({ releasedRuns: z.number().int().nonnegative() });
@@ -70,6 +83,7 @@ export const DeploymentRolledBackV1 = z.object({
   effectiveDigest: sha256,
   maxConcurrentRuns: z.number().int().positive(),
   triggers: z.array(TriggerBindingSchema),
+  limits: EffectiveLimitsSchema.optional(),
 });
 
 export const RunDeferredV1 = RunPinSchema.extend({ runId: id, activation: ActivationSchema, reason: z.enum(HOLD_REASONS) });

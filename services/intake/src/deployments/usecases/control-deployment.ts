@@ -8,7 +8,7 @@ import { releasableRuns } from '../../runs/admission.decider';
 import { RunAdmission } from '../../runs/run-admission';
 import { decideDeployment, evolveDeployment, type DeploymentCommand, type DeploymentEvent } from '../deployment.decider';
 import { deploymentView, lockDeployment, type DeploymentRow } from '../deployment.rows';
-import { effectiveVersion, triggerBindings } from '../effective-version';
+import { effectiveLimits, effectiveVersion, triggerBindings } from '../effective-version';
 import { deactivateTriggers, syncTriggers } from '../trigger-table';
 
 export interface ControlDeployment {
@@ -75,6 +75,7 @@ export class ControlDeploymentUseCase {
             effectiveDigest: target.effectiveDigest,
             maxConcurrentRuns: target.effective.bounds.maxConcurrentRuns,
             triggers: triggerBindings(row.id, target.effective),
+            limits: effectiveLimits(target.effective),
           },
         };
       }

@@ -4,7 +4,7 @@ import { PostgresEventStore } from '@packetagent/eventstore';
 import { NotFoundError } from '../../shared/errors';
 import { newId, Streams } from '../../shared/ids';
 import { deploymentView, type DeploymentRow } from '../deployment.rows';
-import { effectiveVersion, triggerBindings } from '../effective-version';
+import { effectiveLimits, effectiveVersion, triggerBindings } from '../effective-version';
 import { syncTriggers } from '../trigger-table';
 
 export interface CreateDeployment {
@@ -61,6 +61,7 @@ export class CreateDeploymentUseCase {
               overrides: pinned.overrides,
               maxConcurrentRuns,
               triggers: bindings,
+              limits: effectiveLimits(pinned.effective),
             },
             actor: command.actor,
           },
