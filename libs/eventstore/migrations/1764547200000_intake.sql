@@ -73,6 +73,7 @@ CREATE TABLE intake.runs (
   state           text NOT NULL,
   hold            text,
   stop_requested  boolean NOT NULL DEFAULT false,
+  pause_requested boolean NOT NULL DEFAULT false,
   source          text NOT NULL,
   trigger_id      text,
   activation_id   text NOT NULL,

@@ -188,6 +188,29 @@ describe('control plane over HTTP', () => {
       expect(refused.body).toMatchObject({ code: 'deployment_revoked', detail: expect.stringContaining('retired') });
     });
 
+    it('records pause and resume of a run with the actor, once each, and refuses them on a finished run', async () => {
+      const started = await sut.request<{ runId: string }>('POST', api(`/deployments/${deployment.id}/runs`), { body: {}, headers: bearer(keys.member) });
+      const runPath = api(`/runs/${started.body.runId}`);
+      const paused = await sut.request<{ pauseRequested: boolean }>('POST', `${runPath}/pause`, { body: { reason: 'checking' }, headers: bearer(keys.member) });
+      const again = await sut.request<{ pauseRequested: boolean }>('POST', `${runPath}/pause`, { body: {}, headers: bearer(keys.member) });
+      const resumed = await sut.request<{ pauseRequested: boolean }>('POST', `${runPath}/resume`, { headers: bearer(keys.member) });
+      expect([paused.body.pauseRequested, again.body.pauseRequested, resumed.body.pauseRequested]).toEqual([true, true, false]);
+      const { rows } = await sut.db.pool.query<{ type: string; actor: string }>(
+        `SELECT type, metadata->'actor'->>'kind' AS actor FROM events WHERE stream_id = $1 ORDER BY stream_version`,
+        [`run-${started.body.runId}`],
+      );
+      // This deployment allows one run at a time, so the new run may wait (run.deferred) or not.
+      expect(rows[0]!.type).toMatch(/^run\.(admitted|deferred)$/);
+      expect(rows.slice(1).map((r) => [r.type, r.actor])).toEqual([
+        ['run.pause_requested', 'api_key'],
+        ['run.resume_requested', 'api_key'],
+      ]);
+      await sut.request('POST', `${runPath}/stop`, { body: {}, headers: bearer(keys.member) });
+      const refused = await sut.request<{ code: string }>('POST', `${runPath}/pause`, { body: {}, headers: bearer(keys.member) });
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('invalid_transition');
+    });
+
     it('stops a queued run at once and says so', async () => {
       const started = await sut.request<{ runId: string }>('POST', api(`/deployments/${deployment.id}/runs`), { body: {}, headers: bearer(keys.member) });
       const stopped = await sut.request<{ state: string }>('POST', api(`/runs/${started.body.runId}/stop`), { body: { reason: 'not needed' }, headers: bearer(keys.member) });
@@ -305,6 +328,8 @@ describe('control plane over HTTP', () => {
       { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/runs`, permission: 'run-control', body: () => ({}) },
       { method: 'GET', path: () => '/runs', permission: 'inspect' },
       { method: 'GET', path: () => `/runs/${fixture.runId}`, permission: 'inspect' },
+      { method: 'POST', path: () => `/runs/${fixture.runId}/pause`, permission: 'run-control', body: () => ({}) },
+      { method: 'POST', path: () => `/runs/${fixture.runId}/resume`, permission: 'run-control' },
       { method: 'POST', path: () => `/runs/${fixture.runId}/stop`, permission: 'run-control', body: () => ({}) },
       { method: 'POST', path: () => '/alerts', permission: 'run-control', body: () => ({ version: '4', groupKey: 'g', status: 'firing', receiver: 'r', alerts: [] }) },
       { method: 'GET', path: () => '/api-keys', permission: 'admin' },

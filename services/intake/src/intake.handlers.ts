@@ -8,6 +8,7 @@ import { CreateDeploymentUseCase } from './deployments/usecases/create-deploymen
 import { ReadDeploymentsUseCase } from './deployments/usecases/read-deployments';
 import { ActivateUseCase } from './runs/usecases/activate';
 import { ReadRunsUseCase } from './runs/usecases/read-runs';
+import { PauseRunUseCase } from './runs/usecases/pause-run';
 import { StopRunUseCase } from './runs/usecases/stop-run';
 import { DeliverWebhookUseCase } from './webhooks/deliver-webhook';
 import { CreateVersionUseCase } from './workers/usecases/create-version';
@@ -31,6 +32,7 @@ export class IntakeCommandHandlers {
     private readonly ingestAlertsUseCase: IngestAlertsUseCase,
     private readonly runs: ReadRunsUseCase,
     private readonly stopRunUseCase: StopRunUseCase,
+    private readonly pauseRunUseCase: PauseRunUseCase,
   ) {}
 
   @OnCommand(IntakeCommands.createWorker)
@@ -111,5 +113,15 @@ export class IntakeCommandHandlers {
   @OnCommand(IntakeCommands.stopRun)
   stopRun(request: Request<'stopRun'>) {
     return this.stopRunUseCase.execute(request);
+  }
+
+  @OnCommand(IntakeCommands.pauseRun)
+  pauseRun(request: Request<'pauseRun'>) {
+    return this.pauseRunUseCase.execute({ ...request, pause: true });
+  }
+
+  @OnCommand(IntakeCommands.resumeRun)
+  resumeRun(request: Request<'resumeRun'>) {
+    return this.pauseRunUseCase.execute({ ...request, pause: false, reason: null });
   }
 }

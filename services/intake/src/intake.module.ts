@@ -8,6 +8,7 @@ import { QueueTriggerConsumer } from './queue/queue-trigger.consumer';
 import { INTAKE_LIMITS, RunAdmission, type IntakeLimits } from './runs/run-admission';
 import { ActivateUseCase } from './runs/usecases/activate';
 import { ReadRunsUseCase } from './runs/usecases/read-runs';
+import { PauseRunUseCase } from './runs/usecases/pause-run';
 import { StopRunUseCase } from './runs/usecases/stop-run';
 import { DeliverWebhookUseCase } from './webhooks/deliver-webhook';
 import { CreateVersionUseCase } from './workers/usecases/create-version';
@@ -41,6 +42,7 @@ export class IntakeModule {
         IngestAlertsUseCase,
         ReadRunsUseCase,
         StopRunUseCase,
+        PauseRunUseCase,
         QueueTriggerConsumer,
         IntakeCommandHandlers,
       ],

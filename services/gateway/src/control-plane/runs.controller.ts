@@ -39,4 +39,19 @@ export class RunsController {
   stop(@Principal() who: WorkspacePrincipal, @Param('runId') runId: string, @Body() body: StopRunDto) {
     return this.bus.request(IntakeCommands.stopRun, { workspaceId: who.workspaceId, actor: who.actor, runId, reason: body.reason ?? null });
   }
+
+  /** Recorded for the supervisor, which pauses the run between steps (and aborts an in-flight call). */
+  @Post(':runId/pause')
+  @HttpCode(200)
+  @RequirePermission('run-control')
+  pause(@Principal() who: WorkspacePrincipal, @Param('runId') runId: string, @Body() body: StopRunDto) {
+    return this.bus.request(IntakeCommands.pauseRun, { workspaceId: who.workspaceId, actor: who.actor, runId, reason: body.reason ?? null });
+  }
+
+  @Post(':runId/resume')
+  @HttpCode(200)
+  @RequirePermission('run-control')
+  resume(@Principal() who: WorkspacePrincipal, @Param('runId') runId: string) {
+    return this.bus.request(IntakeCommands.resumeRun, { workspaceId: who.workspaceId, actor: who.actor, runId });
+  }
 }

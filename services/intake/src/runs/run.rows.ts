@@ -10,6 +10,7 @@ export interface RunRow {
   state: RunState;
   hold: HoldReason | null;
   stop_requested: boolean;
+  pause_requested: boolean;
   source: ActivationSource;
   trigger_id: string | null;
   activation_id: string;
@@ -29,6 +30,7 @@ export function runView(row: RunRow): RunView {
     state: row.state,
     hold: row.hold,
     stopRequested: row.stop_requested,
+    pauseRequested: row.pause_requested,
     source: row.source,
     triggerId: row.trigger_id,
     activationId: row.activation_id,

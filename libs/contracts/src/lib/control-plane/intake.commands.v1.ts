@@ -61,6 +61,7 @@ export const RunSchema = z.object({
   /** Why a queued run waits for admission; null once admitted. */
   hold: z.enum(HOLD_REASONS).nullable(),
   stopRequested: z.boolean(),
+  pauseRequested: z.boolean(),
   source: ActivationSourceSchema,
   triggerId: z.string().nullable(),
   activationId: entityId,
@@ -183,4 +184,11 @@ export const IntakeCommands = {
     scoped.extend({ runId: entityId, reason: z.string().max(500).nullable().default(null) }),
     RunSchema,
   ),
+  /** Pause and resume are recorded on the run for the supervisor, which honours them between steps. */
+  pauseRun: defineCommand(
+    'intake.runs.pause',
+    scoped.extend({ runId: entityId, reason: z.string().max(500).nullable().default(null) }),
+    RunSchema,
+  ),
+  resumeRun: defineCommand('intake.runs.resume', scoped.extend({ runId: entityId }), RunSchema),
 } as const;

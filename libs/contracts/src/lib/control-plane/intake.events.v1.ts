@@ -90,6 +90,9 @@ export const RunDeferredV1 = RunPinSchema.extend({ runId: id, activation: Activa
 export const RunAdmittedV1 = RunPinSchema.extend({ runId: id, activation: ActivationSchema });
 export const RunStopRequestedV1 = z.object({ reason: z.string().nullable() });
 export const RunCancelledV1 = z.object({ reason: z.string() });
+/** Operator controls recorded for the supervisor, which honours them between steps. */
+export const RunPauseRequestedV1 = z.object({ reason: z.string().nullable() });
+export const RunResumeRequestedV1 = z.object({});
 /** A run that had not started when its deployment was revoked; it never will. */
 export const RunRevokedV1 = z.object({ reason: z.string() });
 
@@ -119,6 +122,8 @@ export const IntakeEvents = {
   'run.stop_requested': RunStopRequestedV1,
   'run.cancelled': RunCancelledV1,
   'run.revoked': RunRevokedV1,
+  'run.pause_requested': RunPauseRequestedV1,
+  'run.resume_requested': RunResumeRequestedV1,
 } as const;
 
 export type IntakeEventType = keyof typeof IntakeEvents;
