@@ -33,7 +33,7 @@ export class PauseRunUseCase {
       if (isTerminal(run.state)) throw new InvalidTransitionError(`run ${run.id} is ${run.state}; it cannot be ${command.pause ? 'paused' : 'resumed'}`);
       if (run.pause_requested === command.pause) return runView(run);
       // 'any': the supervisor appends to this stream too; the request orders after whatever it wrote.
-      await this.store.append(
+      const appended = await this.store.append(
         Streams.run(run.id),
         'any',
         [
@@ -43,10 +43,10 @@ export class PauseRunUseCase {
         ],
         { workspaceId: command.workspaceId, client },
       );
-      const updated = await client.query<RunRow>(`UPDATE intake.runs SET pause_requested = $2, updated_at = now() WHERE id = $1 RETURNING *`, [
-        run.id,
-        command.pause,
-      ]);
+      const updated = await client.query<RunRow>(
+        `UPDATE intake.runs SET pause_requested = $2, stream_version = $3, updated_at = now() WHERE id = $1 RETURNING *`,
+        [run.id, command.pause, appended.streamVersion],
+      );
       return runView(updated.rows[0]!);
     });
   }
