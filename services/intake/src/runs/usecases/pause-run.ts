@@ -32,10 +32,15 @@ export class PauseRunUseCase {
       if (!run) throw new NotFoundError('run', command.runId);
       if (isTerminal(run.state)) throw new InvalidTransitionError(`run ${run.id} is ${run.state}; it cannot be ${command.pause ? 'paused' : 'resumed'}`);
       if (run.pause_requested === command.pause) return runView(run);
-      // 'any': the supervisor appends to this stream too; the request orders after whatever it wrote.
+      // While only intake has written to the run, the append is fenced at the version it knows
+      // and that version moves on. Once another writer (the supervisor) has appended, the request
+      // goes after whatever it wrote and intake's known version stays behind, so a later stop
+      // still sees that the run may have started.
+      const known = Number(run.stream_version);
+      const onlyIntakeWrote = (await this.store.streamVersion(Streams.run(run.id))) === known;
       const appended = await this.store.append(
         Streams.run(run.id),
-        'any',
+        onlyIntakeWrote ? known : 'any',
         [
           command.pause
             ? { type: 'run.pause_requested', data: { reason: command.reason }, actor: command.actor }
@@ -45,7 +50,7 @@ export class PauseRunUseCase {
       );
       const updated = await client.query<RunRow>(
         `UPDATE intake.runs SET pause_requested = $2, stream_version = $3, updated_at = now() WHERE id = $1 RETURNING *`,
-        [run.id, command.pause, appended.streamVersion],
+        [run.id, command.pause, onlyIntakeWrote ? appended.streamVersion : known],
       );
       return runView(updated.rows[0]!);
     });
