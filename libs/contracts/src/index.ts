@@ -8,3 +8,4 @@ export * from './lib/identity';
 export * from './lib/scheduler';
 export * from './lib/worker-definition';
 export * from './lib/credential-grant';
+export * from './lib/policy';

@@ -1,8 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { BusModule, topology } from '@packetagent/bus';
 import { EventStoreModule } from '@packetagent/eventstore';
-import { ControlPlaneModule, GatewayModule } from '@packetagent/gateway';
+import { AttentionRoutesModule, ControlPlaneModule, GatewayModule } from '@packetagent/gateway';
 import { IntakeModule } from '@packetagent/intake';
+import { PolicyModule } from '@packetagent/policy';
 import { SchedulerModule } from '@packetagent/scheduler';
 import { eventRegistry } from './event-registry';
 import type { Env } from './env';
@@ -49,7 +50,14 @@ export class AppModule {
           redisKeyPrefix: env.PACKETAGENT_REDIS_KEY_PREFIX,
         }),
         ControlPlaneModule,
+        AttentionRoutesModule,
         IntakeModule.forRoot({ inlineInputBytes: env.PACKETAGENT_INLINE_INPUT_BYTES, maxInputBytes: env.PACKETAGENT_MAX_INPUT_BYTES }),
+        PolicyModule.forRoot({
+          grantSigningKey: env.PACKETAGENT_GRANT_SIGNING_KEY,
+          defaultApprovalTimeoutSeconds: env.PACKETAGENT_APPROVAL_TIMEOUT_SECONDS,
+          credentialGrantTtlSeconds: env.PACKETAGENT_CREDENTIAL_GRANT_TTL_SECONDS,
+          log,
+        }),
         SchedulerModule.forRoot({
           tickToleranceMs: env.PACKETAGENT_SCHEDULER_TICK_TOLERANCE_MS,
           maxCatchUpMs: env.PACKETAGENT_SCHEDULER_MAX_CATCH_UP_MS,

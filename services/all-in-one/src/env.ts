@@ -44,6 +44,15 @@ export const EnvSchema = z.object({
   PACKETAGENT_SCHEDULER_MAX_CATCH_UP_MS: milliseconds.default(604_800_000),
   PACKETAGENT_SCHEDULER_LEADER_RETRY_MS: milliseconds.default(1_000),
   PACKETAGENT_SCHEDULER_ACTIVATE_TIMEOUT_MS: milliseconds.default(5_000),
+  /**
+   * Ed25519 seed (32 bytes, base64) with which policy signs credential grants and the vault
+   * verifies them; unset, the process makes a key of its own (fine when one process runs both).
+   */
+  PACKETAGENT_GRANT_SIGNING_KEY: z.string().optional(),
+  /** Deadline of an approval when the grant sets none, in seconds; on expiry the call is denied. */
+  PACKETAGENT_APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().positive().max(30 * 86_400).default(900),
+  /** Lifetime of a credential grant issued with an allowed call, in seconds. */
+  PACKETAGENT_CREDENTIAL_GRANT_TTL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
   /** Activation inputs up to this size travel inside the run's first event, in bytes. */
   PACKETAGENT_INLINE_INPUT_BYTES: z.coerce.number().int().min(0).default(16 * 1024),
   /** Larger activation inputs are stored by reference up to this size; beyond it they are refused, in bytes. */

@@ -30,3 +30,4 @@ export {
 export { ControlPlaneModule, registerControlPlaneParsers } from './control-plane/control-plane.module';
 export { WEBHOOK_SIGNATURE_HEADER } from './control-plane/hooks.controller';
 export { GATEWAY_REDIS } from './identity/redis';
+export { AttentionRoutesModule } from './attention/attention-routes.module';

@@ -61,6 +61,7 @@ export const PROBLEM_STATUS_BY_CODE: Readonly<Record<string, number>> = Object.f
   deployment_revoked: 409,
   invalid_transition: 409,
   webhook_replayed: 409,
+  attention_already_answered: 409,
   timer_not_pending: 409,
   gone: 410,
   setup_completed: 410,

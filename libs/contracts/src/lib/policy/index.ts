@@ -1,0 +1,3 @@
+export * from './policy.events.v1';
+export * from './policy.commands.v1';
+export * from './redaction';

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { defineCommand } from '../commands';
+import { Identifiers } from '../envelope';
+import { ActorSchema } from '../control-plane/intake.commands.v1';
+import { AttentionScopeSchema, DecisionReasonSchema, DecisionSchema } from './policy.events.v1';
+
+const workspaceId = z.string().regex(Identifiers.workspace);
+const id = z.string().min(1).max(200);
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const ATTENTION_STATES = ['open', 'approved', 'rejected', 'expired', 'withdrawn'] as const;
+export const AttentionStateSchema = z.enum(ATTENTION_STATES);
+export type AttentionState = z.infer<typeof AttentionStateSchema>;
+
+export const AuthorizeRequestSchema = z.object({
+  workspaceId,
+  /** Also names the decision stream `policy-<runId>`, so it follows the stream id grammar. */
+  runId: z.string().regex(/^[A-Za-z0-9_:@-]{1,200}$/),
+  /** Any name: an unknown tool is a deny, not a malformed request. */
+  tool: z.string().min(1).max(100),
+  /** Empty for control tools, which take no verbs. */
+  verb: z.string().max(50),
+  resource: z.string().max(4096).nullable(),
+  /** Credential names the call needs; each must be granted to the tool. */
+  credentials: z.array(z.string().min(1).max(63)).max(32).default([]),
+  /** SHA-256 of the redacted call, computed by the caller: names the call an approve-once covers. */
+  callDigest: sha256,
+  /** The redacted call, for the person asked to approve it. */
+  arguments: z.json().default(null),
+  /** Who asks (recorded as the attention's requester); the supervisor by default. */
+  requester: ActorSchema.default({ kind: 'service', id: 'supervisor' }),
+});
+export type AuthorizeRequest = z.output<typeof AuthorizeRequestSchema>;
+
+export const CredentialGrantTokenSchema = z.object({ credential: z.string(), token: z.string() });
+
+export const AuthorizeResultSchema = z.object({
+  decision: DecisionSchema,
+  reason: DecisionReasonSchema,
+  approvalId: z.string().optional(),
+  /** One signed, single-use, short-lived grant per requested credential, on allow only. */
+  credentialGrants: z.array(CredentialGrantTokenSchema).optional(),
+});
+export type AuthorizeResult = z.infer<typeof AuthorizeResultSchema>;
+
+export const AttentionSchema = z.object({
+  id,
+  workspaceId,
+  runId: id,
+  deploymentId: id,
+  versionDigest: sha256,
+  tool: z.string(),
+  verb: z.string(),
+  /** Redacted. */
+  resource: z.string().nullable(),
+  /** Redacted. */
+  arguments: z.json(),
+  requester: ActorSchema,
+  state: AttentionStateSchema,
+  scope: AttentionScopeSchema.nullable(),
+  answeredBy: ActorSchema.nullable(),
+  reason: z.string().nullable(),
+  deadline: z.iso.datetime(),
+  createdAt: z.iso.datetime(),
+  answeredAt: z.iso.datetime().nullable(),
+  /** An approve-once approval that a call has used. */
+  consumed: z.boolean(),
+  /** Version of the attention's stream: the number of events it holds. */
+  version: z.number().int().positive(),
+});
+export type AttentionView = z.infer<typeof AttentionSchema>;
+
+/** Codes of the errors the policy commands answer with (other than validation). */
+export const PolicyErrorCodes = {
+  attentionNotFound: 'attention_not_found',
+  /** The attention was already approved, rejected, expired or withdrawn; the message names which. */
+  attentionAlreadyAnswered: 'attention_already_answered',
+} as const;
+
+const attentionRef = z.object({ workspaceId, attentionId: id });
+
+export const PolicyCommands = {
+  /** Fail-closed: allow, deny or approval_required, each recorded as `policy.decided`. */
+  authorize: defineCommand('policy.authorize', AuthorizeRequestSchema, AuthorizeResultSchema),
+  approveAttention: defineCommand(
+    'policy.attention.approve',
+    attentionRef.extend({ scope: AttentionScopeSchema, actor: ActorSchema }),
+    AttentionSchema,
+  ),
+  rejectAttention: defineCommand(
+    'policy.attention.reject',
+    attentionRef.extend({ reason: z.string().min(1).max(1000), actor: ActorSchema }),
+    AttentionSchema,
+  ),
+  listAttention: defineCommand(
+    'policy.attention.list',
+    z.object({ workspaceId, state: AttentionStateSchema.nullable().default(null), limit: z.number().int().min(1).max(500).default(100) }),
+    z.object({ items: z.array(AttentionSchema) }),
+  ),
+  getAttention: defineCommand('policy.attention.get', attentionRef, AttentionSchema),
+} as const;

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import type { EventRegistry } from '../registry';
+import { ActorSchema } from '../control-plane/intake.commands.v1';
+
+const id = z.string().min(1).max(200);
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const DECISIONS = ['allow', 'deny', 'approval_required'] as const;
+export const DecisionSchema = z.enum(DECISIONS);
+export type Decision = z.infer<typeof DecisionSchema>;
+
+/**
+ * Why `authorize` answered as it did. Every deny names the first rule the call failed, in the
+ * order they are checked: run, deployment, grants, tool, verb, resource, credentials, approval.
+ */
+export const DECISION_REASON_CODES = [
+  // allow
+  'granted',
+  'approved_once',
+  'approved_for_run',
+  // approval_required
+  'approval_required',
+  'first_use',
+  'approval_pending',
+  // deny
+  'unknown_run',
+  'unknown_deployment',
+  'deployment_paused',
+  'deployment_revoked',
+  'grants_unavailable',
+  'unknown_tool',
+  'tool_not_granted',
+  'verb_not_granted',
+  'resource_required',
+  'resource_not_expected',
+  'resource_invalid',
+  'resource_not_granted',
+  'credential_not_granted',
+  'approval_rejected',
+  'approval_expired',
+  'approval_withdrawn',
+] as const;
+export const DecisionReasonCodeSchema = z.enum(DECISION_REASON_CODES);
+export type DecisionReasonCode = z.infer<typeof DecisionReasonCodeSchema>;
+
+export const DecisionReasonSchema = z.object({ code: DecisionReasonCodeSchema, text: z.string().max(1000) });
+export type DecisionReason = z.infer<typeof DecisionReasonSchema>;
+
+/** One authorisation decision, recorded on `policy-<runId>`; the resource is redacted. */
+export const PolicyDecidedV1 = z.object({
+  runId: id,
+  tool: z.string(),
+  verb: z.string(),
+  resource: z.string().nullable(),
+  callDigest: sha256,
+  decision: DecisionSchema,
+  reason: DecisionReasonSchema,
+  approvalId: z.string().optional(),
+  deploymentId: id.optional(),
+  /** The effective digest the compiled grants were bound to, when the run is known. */
+  effectiveDigest: sha256.optional(),
+});
+
+export const AttentionScopeSchema = z.enum(['once', 'run']);
+export type AttentionScope = z.infer<typeof AttentionScopeSchema>;
+
+export const AttentionRequestedV1 = z.object({
+  attentionId: id,
+  runId: id,
+  deploymentId: id,
+  versionDigest: sha256,
+  tool: z.string(),
+  verb: z.string(),
+  resource: z.string().nullable(),
+  arguments: z.json(),
+  requester: ActorSchema,
+  deadline: z.iso.datetime(),
+});
+export const AttentionApprovedV1 = z.object({ scope: AttentionScopeSchema, actor: ActorSchema });
+export const AttentionRejectedV1 = z.object({ reason: z.string().max(1000), actor: ActorSchema });
+export const AttentionExpiredV1 = z.object({ deadline: z.iso.datetime() });
+/** Closed without an answer because what it asked about can no longer happen (its deployment was revoked). */
+export const AttentionWithdrawnV1 = z.object({ reason: z.string().max(1000) });
+
+export const PolicyEvents = {
+  'policy.decided': PolicyDecidedV1,
+  'attention.requested': AttentionRequestedV1,
+  'attention.approved': AttentionApprovedV1,
+  'attention.rejected': AttentionRejectedV1,
+  'attention.expired': AttentionExpiredV1,
+  'attention.withdrawn': AttentionWithdrawnV1,
+} as const;
+
+export type PolicyEventType = keyof typeof PolicyEvents;
+export type PolicyEventData<T extends PolicyEventType> = z.infer<(typeof PolicyEvents)[T]>;
+
+export const POLICY_STREAM_CATEGORY = 'policy';
+export const ATTENTION_STREAM_CATEGORY = 'attention';
+/** Purpose of the scheduler timer that closes an attention at its deadline. */
+export const ATTENTION_DEADLINE_PURPOSE = 'attention_deadline';
+
+export const policyStream = (runId: string): string => `${POLICY_STREAM_CATEGORY}-${runId}`;
+export const attentionStream = (attentionId: string): string => `${ATTENTION_STREAM_CATEGORY}-${attentionId}`;
+
+export function registerPolicyEvents(registry: EventRegistry): EventRegistry {
+  for (const [type, schema] of Object.entries(PolicyEvents)) {
+    if (!registry.has(type)) registry.register(type, 1, schema);
+  }
+  return registry;
+}

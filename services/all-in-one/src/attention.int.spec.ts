@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CommandBus } from '@packetagent/bus';
+import { PolicyCommands } from '@packetagent/contracts';
+import { eventually } from '@packetagent/testing';
+import { bearer, startTestApp, type TestApp } from './testing/app.testkit';
+
+jest.mock('@fastify/cookie', () => {
+  const nodeLoader = require('node:module') as { _load(request: string, parent: null, isMain: boolean): unknown };
+  return nodeLoader._load(require.resolve('@fastify/cookie'), null, false);
+});
+
+const EXAMPLE = readFileSync(join(__dirname, '../../../examples/release-audit.worker.yaml'), 'utf8');
+
+describe('attention over HTTP', () => {
+  let sut: TestApp;
+  let ws: string;
+  let owner: string;
+  let viewer: string;
+  let runId: string;
+
+  beforeAll(async () => {
+    sut = await startTestApp();
+    const setup = await sut.request<{ workspaceId: string; apiKey: string }>('POST', '/api/v1/setup', {
+      body: { token: sut.setupToken, email: 'approver@example.com', password: 'correct horse battery staple', workspace: 'Approvals' },
+    });
+    ws = setup.body.workspaceId;
+    owner = setup.body.apiKey;
+    viewer = (await sut.request<{ secret: string }>('POST', `/api/v1/workspaces/${ws}/api-keys`, { body: { name: 'v', role: 'viewer' }, headers: bearer(owner) })).body.secret;
+    const worker = await sut.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/workers`, { body: { name: 'release-audit' }, headers: bearer(owner) });
+    await sut.request('POST', `/api/v1/workspaces/${ws}/workers/${worker.body.id}/versions`, { raw: EXAMPLE, headers: { ...bearer(owner), 'content-type': 'application/yaml' } });
+    const deployment = await sut.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/deployments`, { body: { workerId: worker.body.id }, headers: bearer(owner) });
+    runId = (await sut.request<{ runId: string }>('POST', `/api/v1/workspaces/${ws}/deployments/${deployment.body.id}/runs`, { body: {}, headers: bearer(owner) })).body.runId;
+  });
+  afterAll(() => sut.close());
+
+  const authorize = () =>
+    sut.app.get(CommandBus).request(PolicyCommands.authorize, {
+      workspaceId: ws,
+      runId,
+      tool: 'slack_post',
+      verb: 'post',
+      resource: '#releases',
+      credentials: ['slack_release_channel'],
+      callDigest: createHash('sha256').update('post #releases: release 2026.11.3 is missing evidence').digest('hex'),
+      arguments: { channel: '#releases', text: 'release 2026.11.3 is missing evidence' },
+    });
+
+  it('lists a call that needs approval, lets an approver (not a viewer) approve it once, and the call is then allowed', async () => {
+    // Policy learns of the run from run.admitted through the relay.
+    const asked = await eventually(async () => {
+      const result = await authorize();
+      return result.decision !== 'deny' && result;
+    }, { what: 'policy to know the run' });
+    expect(asked.decision).toBe('approval_required');
+
+    const open = await sut.request<{ items: { id: string; tool: string; state: string }[] }>('GET', `/api/v1/workspaces/${ws}/attention?state=open`, { headers: bearer(viewer) });
+    expect(open.status).toBe(200);
+    expect(open.body.items).toEqual([expect.objectContaining({ id: asked.approvalId, tool: 'slack_post', state: 'open' })]);
+
+    const byViewer = await sut.request('POST', `/api/v1/workspaces/${ws}/attention/${asked.approvalId}/approve`, { body: { scope: 'once' }, headers: bearer(viewer) });
+    expect(byViewer.status).toBe(403);
+    const approved = await sut.request('POST', `/api/v1/workspaces/${ws}/attention/${asked.approvalId}/approve`, { body: { scope: 'once' }, headers: bearer(owner) });
+    expect(approved.status).toBe(200);
+    const twice = await sut.request<{ code: string }>('POST', `/api/v1/workspaces/${ws}/attention/${asked.approvalId}/reject`, { body: { reason: 'too late' }, headers: bearer(owner) });
+    expect(twice.status).toBe(409);
+    expect(twice.body.code).toBe('attention_already_answered');
+
+    const allowed = await authorize();
+    expect(allowed.decision).toBe('allow');
+    expect(allowed.credentialGrants?.map((g) => g.credential)).toEqual(['slack_release_channel']);
+  });
+});

@@ -1,0 +1,285 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import {
+  ATTENTION_DEADLINE_PURPOSE,
+  attentionStream,
+  policyStream,
+  redactJson,
+  redactResource,
+  SchedulerCommands,
+  signCredentialGrant,
+  type AuthorizeRequest,
+  type AuthorizeResult,
+  type DecisionReasonCode,
+  type PolicyEventData,
+} from '@packetagent/contracts';
+import { CommandBus } from '@packetagent/bus';
+import { ConcurrencyError, PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
+import type { Pool } from 'pg';
+import { commitAnswer, type AttentionRow } from '../attention/attention.rows';
+import { decide as decideAttention } from '../attention/attention.decider';
+import { attentionState } from '../attention/attention.rows';
+import { deadlineTimerId, SYSTEM_ACTOR } from '../attention/usecases/answer-attention';
+import { grantsDigest, type CompiledGrant, type GrantSet } from '../grants/compile-grants';
+import { checkCall } from '../grants/evaluate-call';
+import { POLICY_OPTIONS, type ResolvedPolicyOptions } from '../policy.options';
+
+interface Verdict {
+  decision: AuthorizeResult['decision'];
+  code: DecisionReasonCode;
+  text: string;
+  approvalId?: string;
+  deploymentId?: string;
+  effectiveDigest?: string;
+  /** The granted tool's grant, on allow. */
+  grant?: CompiledGrant;
+  /** An open attention whose deadline timer is not known to be set. */
+  needsTimer?: AttentionRow;
+}
+
+const ATTEMPTS = 8;
+
+const deny = (code: DecisionReasonCode, text: string, extra: Partial<Verdict> = {}): Verdict => ({ decision: 'deny', code, text, ...extra });
+
+/**
+ * Decides one tool call, fail-closed, and records the decision (redacted) on `policy-<runId>`
+ * in the same transaction as whatever it changed: a new attention record, a consumed
+ * approve-once approval, an expiry noticed at use.
+ */
+@Injectable()
+export class Authorize {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly store: PostgresEventStore,
+    private readonly bus: CommandBus,
+    @Inject(POLICY_OPTIONS) private readonly options: ResolvedPolicyOptions,
+  ) {}
+
+  async execute(request: AuthorizeRequest): Promise<AuthorizeResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const verdict = await this.store.transaction(async (client) => {
+          const verdict = await this.decide(client, request);
+          await this.record(client, request, verdict);
+          return verdict;
+        });
+        if (verdict.needsTimer) await this.setDeadlineTimer(verdict.needsTimer);
+        return this.answer(request, verdict);
+      } catch (error) {
+        // Another decision in the same run, or an answer to the same attention, committed first:
+        // decide again on what is now there.
+        if (error instanceof ConcurrencyError && attempt < ATTEMPTS) continue;
+        throw error;
+      }
+    }
+  }
+
+  private async decide(client: PoolClient, request: AuthorizeRequest): Promise<Verdict> {
+    const { rows: runs } = await client.query<{ workspace_id: string; deployment_id: string; effective_digest: string }>(
+      `SELECT workspace_id, deployment_id, effective_digest FROM policy.runs WHERE run_id = $1`,
+      [request.runId],
+    );
+    const run = runs[0];
+    // A run of another workspace is as unknown as a missing one.
+    if (!run || run.workspace_id !== request.workspaceId) return deny('unknown_run', 'no admitted run has this id in this workspace');
+    const pinned = { deploymentId: run.deployment_id, effectiveDigest: run.effective_digest };
+
+    const { rows: deployments } = await client.query<{ status: string }>(`SELECT status FROM policy.deployments WHERE deployment_id = $1`, [run.deployment_id]);
+    const status = deployments[0]?.status;
+    if (!status) return deny('unknown_deployment', 'the run\'s deployment is not known to policy', pinned);
+    if (status === 'revoked') return deny('deployment_revoked', 'the run\'s deployment is revoked', pinned);
+    if (status === 'paused') return deny('deployment_paused', 'the run\'s deployment is paused', pinned);
+
+    const grants = await this.grantSet(client, run.effective_digest);
+    if (!grants) return deny('grants_unavailable', 'no intact compiled grants are bound to the run\'s effective digest', pinned);
+
+    const check = checkCall(request, grants);
+    if (!check.ok) return deny(check.code, check.text, pinned);
+    const grant = check.grant;
+    if (grant.approval === 'never') return { decision: 'allow', code: 'granted', text: `${grant.tool} is granted without approval`, grant, ...pinned };
+
+    const { rows: runApprovals } = await client.query<{ attention_id: string }>(
+      `SELECT attention_id FROM policy.run_approvals WHERE run_id = $1 AND tool = $2 AND verb = $3 AND resource_key = $4`,
+      [request.runId, request.tool, request.verb, check.resourceKey],
+    );
+    if (runApprovals[0]) {
+      return { decision: 'allow', code: 'approved_for_run', text: 'an identical call was approved for this run', approvalId: runApprovals[0].attention_id, grant, ...pinned };
+    }
+
+    const { rows: live } = await client.query<AttentionRow>(
+      `SELECT * FROM policy.attention WHERE run_id = $1 AND call_digest = $2 AND consumed_at IS NULL FOR UPDATE`,
+      [request.runId, request.callDigest],
+    );
+    const existing = live[0];
+    if (existing) return this.decideWithAttention(client, existing, grant, pinned);
+    return this.requestAttention(client, request, grant, check.resourceKey, run.deployment_id, pinned);
+  }
+
+  private async decideWithAttention(client: PoolClient, row: AttentionRow, grant: CompiledGrant, pinned: Partial<Verdict>): Promise<Verdict> {
+    const approvalId = row.attention_id;
+    switch (row.state) {
+      case 'approved':
+        if (row.scope === 'once') {
+          await client.query(`UPDATE policy.attention SET consumed_at = now() WHERE attention_id = $1`, [approvalId]);
+          return { decision: 'allow', code: 'approved_once', text: 'this call was approved once; the approval is now used', approvalId, grant, ...pinned };
+        }
+        return { decision: 'allow', code: 'approved_for_run', text: 'this call was approved for the run', approvalId, grant, ...pinned };
+      case 'open': {
+        const events = decideAttention({ kind: 'expire', now: this.options.clock() }, attentionState(row));
+        if (events.length > 0) {
+          // The deadline passed before the timer was handled: the default outcome applies now.
+          await commitAnswer(this.store, client, row, events, SYSTEM_ACTOR);
+          return deny('approval_expired', 'the approval deadline passed without an answer', { approvalId, ...pinned });
+        }
+        return {
+          decision: 'approval_required',
+          code: 'approval_pending',
+          text: 'waiting for an answer to the approval request',
+          approvalId,
+          needsTimer: row.timer_set ? undefined : row,
+          ...pinned,
+        };
+      }
+      case 'rejected':
+        return deny('approval_rejected', 'the approval request for this call was rejected', { approvalId, ...pinned });
+      case 'expired':
+        return deny('approval_expired', 'the approval deadline passed without an answer', { approvalId, ...pinned });
+      case 'withdrawn':
+        return deny('approval_withdrawn', 'the approval request was withdrawn', { approvalId, ...pinned });
+    }
+  }
+
+  private async requestAttention(
+    client: PoolClient,
+    request: AuthorizeRequest,
+    grant: CompiledGrant,
+    resourceKey: string,
+    deploymentId: string,
+    pinned: Partial<Verdict>,
+  ): Promise<Verdict> {
+    const { rows: runRows } = await client.query<{ version_digest: string }>(`SELECT version_digest FROM policy.runs WHERE run_id = $1`, [request.runId]);
+    const attentionId = uuidv7();
+    const now = this.options.clock();
+    const deadline = new Date(now.getTime() + 1_000 * (grant.approvalTimeoutSeconds ?? this.options.defaultApprovalTimeoutSeconds));
+    const resource = request.resource === null ? null : redactResource(request.resource);
+    const args = redactJson(request.arguments);
+    const { rows } = await client.query<AttentionRow>(
+      `INSERT INTO policy.attention (attention_id, workspace_id, run_id, deployment_id, version_digest, call_digest, tool, verb,
+                                     resource, resource_key, approval_mode, arguments, requester, state, deadline, stream_version)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, 'open', $14, 1)
+       ON CONFLICT (run_id, call_digest) WHERE consumed_at IS NULL DO NOTHING
+       RETURNING *`,
+      [
+        attentionId, request.workspaceId, request.runId, deploymentId, runRows[0]!.version_digest, request.callDigest, request.tool,
+        request.verb, resource, resourceKey, grant.approval, JSON.stringify(args), JSON.stringify(request.requester), deadline,
+      ],
+    );
+    // A concurrent identical call created it first: decide again and find it.
+    if (!rows[0]) throw new ConcurrencyError(`attention-${request.runId}`, 'no_stream', 1);
+    const data: PolicyEventData<'attention.requested'> = {
+      attentionId,
+      runId: request.runId,
+      deploymentId,
+      versionDigest: runRows[0]!.version_digest,
+      tool: request.tool,
+      verb: request.verb,
+      resource,
+      arguments: args,
+      requester: request.requester,
+      deadline: deadline.toISOString(),
+    };
+    await this.store.append(attentionStream(attentionId), 'no_stream', [{ type: 'attention.requested', data, actor: request.requester }], {
+      workspaceId: request.workspaceId,
+      client,
+    });
+    const firstUse = grant.approval === 'first_use';
+    return {
+      decision: 'approval_required',
+      code: firstUse ? 'first_use' : 'approval_required',
+      text: firstUse ? `the first ${grant.tool} call of this kind in the run needs approval` : `${grant.tool} calls need approval`,
+      approvalId: attentionId,
+      needsTimer: rows[0],
+      ...pinned,
+    };
+  }
+
+  private async grantSet(client: PoolClient, effectiveDigest: string): Promise<GrantSet | null> {
+    const { rows } = await client.query<{ grants: CompiledGrant[]; grants_digest: string }>(
+      `SELECT grants, grants_digest FROM policy.grant_sets WHERE effective_digest = $1`,
+      [effectiveDigest],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    // Grants that no longer match the digest they were compiled with are not used.
+    if (grantsDigest(effectiveDigest, row.grants) !== row.grants_digest) {
+      this.options.log('error', 'compiled grants do not match their digest', { effectiveDigest });
+      return null;
+    }
+    return { effectiveDigest, grants: row.grants, grantsDigest: row.grants_digest };
+  }
+
+  private async record(client: PoolClient, request: AuthorizeRequest, verdict: Verdict): Promise<void> {
+    const data: PolicyEventData<'policy.decided'> = {
+      runId: request.runId,
+      tool: request.tool,
+      verb: request.verb,
+      resource: request.resource === null ? null : redactResource(request.resource),
+      callDigest: request.callDigest,
+      decision: verdict.decision,
+      reason: { code: verdict.code, text: verdict.text },
+      ...(verdict.approvalId ? { approvalId: verdict.approvalId } : {}),
+      ...(verdict.deploymentId ? { deploymentId: verdict.deploymentId } : {}),
+      ...(verdict.effectiveDigest ? { effectiveDigest: verdict.effectiveDigest } : {}),
+    };
+    const stream = policyStream(request.runId);
+    // A call naming another workspace's run is still recorded, on the stream's own workspace.
+    const { rows } = await client.query<{ workspace_id: string }>(
+      `SELECT workspace_id FROM streams WHERE stream_id = $1
+       UNION ALL SELECT workspace_id FROM policy.runs WHERE run_id = $2 LIMIT 1`,
+      [stream, request.runId],
+    );
+    const workspaceId = rows[0]?.workspace_id ?? request.workspaceId;
+    await this.store.append(stream, 'any', [{ type: 'policy.decided', data, actor: SYSTEM_ACTOR }], { workspaceId, client });
+  }
+
+  private answer(request: AuthorizeRequest, verdict: Verdict): AuthorizeResult {
+    const result: AuthorizeResult = { decision: verdict.decision, reason: { code: verdict.code, text: verdict.text } };
+    if (verdict.approvalId) result.approvalId = verdict.approvalId;
+    if (verdict.decision === 'allow' && request.credentials.length > 0) {
+      const expiresAt = new Date(this.options.clock().getTime() + 1_000 * this.options.credentialGrantTtlSeconds).toISOString();
+      result.credentialGrants = [...new Set(request.credentials)].sort().map((credential) => ({
+        credential,
+        token: signCredentialGrant(
+          { grantId: uuidv7(), workspaceId: request.workspaceId, runId: request.runId, tool: request.tool, credential, expiresAt },
+          this.options.signingKey,
+        ),
+      }));
+    }
+    return result;
+  }
+
+  /** Until the scheduler holds the timer, the deadline is still enforced at use (see decideWithAttention). */
+  private async setDeadlineTimer(row: AttentionRow): Promise<void> {
+    try {
+      await this.bus.request(
+        SchedulerCommands.setTimer,
+        {
+          workspaceId: row.workspace_id,
+          timerId: deadlineTimerId(row.attention_id),
+          purpose: ATTENTION_DEADLINE_PURPOSE,
+          dueAt: row.deadline.toISOString(),
+          payload: { attentionId: row.attention_id },
+          actor: SYSTEM_ACTOR,
+        },
+        { timeoutMs: this.options.timerRequestTimeoutMs },
+      );
+      await this.pool.query(`UPDATE policy.attention SET timer_set = true WHERE attention_id = $1`, [row.attention_id]);
+    } catch (error) {
+      this.options.log('warn', 'could not set an attention deadline timer; it is retried on the next identical call', {
+        attentionId: row.attention_id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import type { z } from 'zod';
+import { OnCommand } from '@packetagent/bus';
+import { PolicyCommands, type AttentionView, type AuthorizeRequest, type AuthorizeResult } from '@packetagent/contracts';
+import { AnswerAttention } from './attention/usecases/answer-attention';
+import { ReadAttention } from './attention/usecases/read-attention';
+import { Authorize } from './authorize/authorize';
+
+type Req<K extends keyof typeof PolicyCommands> = z.output<(typeof PolicyCommands)[K]['request']>;
+
+/** `policy.*` over NATS request/reply, served by every replica. */
+@Injectable()
+export class PolicyCommandHandlers {
+  constructor(
+    private readonly authorizeCall: Authorize,
+    private readonly answerAttention: AnswerAttention,
+    private readonly readAttention: ReadAttention,
+  ) {}
+
+  @OnCommand(PolicyCommands.authorize)
+  authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
+    return this.authorizeCall.execute(request);
+  }
+
+  @OnCommand(PolicyCommands.approveAttention)
+  approve(request: Req<'approveAttention'>): Promise<AttentionView> {
+    return this.answerAttention.execute(request.workspaceId, request.attentionId, { kind: 'approve', scope: request.scope }, request.actor);
+  }
+
+  @OnCommand(PolicyCommands.rejectAttention)
+  reject(request: Req<'rejectAttention'>): Promise<AttentionView> {
+    return this.answerAttention.execute(request.workspaceId, request.attentionId, { kind: 'reject', reason: request.reason }, request.actor);
+  }
+
+  @OnCommand(PolicyCommands.listAttention)
+  async list(request: Req<'listAttention'>): Promise<{ items: AttentionView[] }> {
+    return { items: await this.readAttention.list(request.workspaceId, request.state, request.limit) };
+  }
+
+  @OnCommand(PolicyCommands.getAttention)
+  get(request: Req<'getAttention'>): Promise<AttentionView> {
+    return this.readAttention.get(request.workspaceId, request.attentionId);
+  }
+}

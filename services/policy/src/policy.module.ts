@@ -1,0 +1,46 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { EVENT_REGISTRY } from '@packetagent/bus';
+import { registerIntakeEvents, registerPolicyEvents, registerSchedulerEvents, type EventRegistry } from '@packetagent/contracts';
+import { DeadlineTimersConsumer } from './attention/deadline-timers.consumer';
+import { AnswerAttention } from './attention/usecases/answer-attention';
+import { ReadAttention } from './attention/usecases/read-attention';
+import { Authorize } from './authorize/authorize';
+import { ApplyDeploymentEvent } from './deployments/apply-deployment-event';
+import { DeploymentEventsConsumer } from './deployments/deployment-events.consumer';
+import { PolicyCommandHandlers } from './policy.handlers';
+import { POLICY_OPTIONS, resolvePolicyOptions, type PolicyModuleOptions } from './policy.options';
+import { ApplyRunAdmitted } from './runs/apply-run-admitted';
+import { RunEventsConsumer } from './runs/run-events.consumer';
+
+const POLICY_EVENT_SCHEMAS = Symbol('POLICY_EVENT_SCHEMAS');
+
+/**
+ * Compiled grants, authorisation decisions and attention records. Needs the global providers of
+ * BusModule and EventStoreModule; reaches the scheduler only through its commands and events.
+ */
+@Module({})
+export class PolicyModule {
+  static forRoot(options: PolicyModuleOptions = {}): DynamicModule {
+    return {
+      module: PolicyModule,
+      providers: [
+        { provide: POLICY_OPTIONS, useValue: resolvePolicyOptions(options) },
+        {
+          // What it consumes (deployment, run, timer events) and appends must decode and validate here.
+          provide: POLICY_EVENT_SCHEMAS,
+          useFactory: (registry: EventRegistry) => registerPolicyEvents(registerSchedulerEvents(registerIntakeEvents(registry))),
+          inject: [EVENT_REGISTRY],
+        },
+        ApplyDeploymentEvent,
+        DeploymentEventsConsumer,
+        ApplyRunAdmitted,
+        RunEventsConsumer,
+        AnswerAttention,
+        ReadAttention,
+        DeadlineTimersConsumer,
+        Authorize,
+        PolicyCommandHandlers,
+      ],
+    };
+  }
+}
