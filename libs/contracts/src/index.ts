@@ -9,3 +9,4 @@ export * from './lib/scheduler';
 export * from './lib/worker-definition';
 export * from './lib/credential-grant';
 export * from './lib/policy';
+export * from './lib/budget';

@@ -1,7 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { BusModule, topology } from '@packetagent/bus';
 import { EventStoreModule } from '@packetagent/eventstore';
-import { AttentionRoutesModule, ControlPlaneModule, GatewayModule } from '@packetagent/gateway';
+import { BudgetModule } from '@packetagent/budget';
+import { AttentionRoutesModule, BudgetsRoutesModule, ControlPlaneModule, GatewayModule } from '@packetagent/gateway';
 import { IntakeModule } from '@packetagent/intake';
 import { PolicyModule } from '@packetagent/policy';
 import { SchedulerModule } from '@packetagent/scheduler';
@@ -51,6 +52,7 @@ export class AppModule {
         }),
         ControlPlaneModule,
         AttentionRoutesModule,
+        BudgetsRoutesModule,
         IntakeModule.forRoot({ inlineInputBytes: env.PACKETAGENT_INLINE_INPUT_BYTES, maxInputBytes: env.PACKETAGENT_MAX_INPUT_BYTES }),
         PolicyModule.forRoot({
           grantSigningKey: env.PACKETAGENT_GRANT_SIGNING_KEY,
@@ -58,6 +60,7 @@ export class AppModule {
           credentialGrantTtlSeconds: env.PACKETAGENT_CREDENTIAL_GRANT_TTL_SECONDS,
           log,
         }),
+        BudgetModule.forRoot({ sweepIntervalMs: env.PACKETAGENT_BUDGET_SWEEP_INTERVAL_MS, warningPercent: env.PACKETAGENT_BUDGET_WARNING_PERCENT }),
         SchedulerModule.forRoot({
           tickToleranceMs: env.PACKETAGENT_SCHEDULER_TICK_TOLERANCE_MS,
           maxCatchUpMs: env.PACKETAGENT_SCHEDULER_MAX_CATCH_UP_MS,

@@ -335,6 +335,7 @@ describe('control plane over HTTP', () => {
       { method: 'GET', path: () => '/attention?state=open', permission: 'inspect' },
       { method: 'POST', path: () => '/attention/00000000-0000-7000-8000-000000000000/approve', permission: 'approve', body: () => ({ scope: 'once' }) },
       { method: 'POST', path: () => '/attention/00000000-0000-7000-8000-000000000000/reject', permission: 'approve', body: () => ({ reason: 'no' }) },
+      { method: 'GET', path: () => '/budgets', permission: 'inspect' },
       { method: 'GET', path: () => '/api-keys', permission: 'admin' },
       { method: 'POST', path: () => '/api-keys', permission: 'admin', body: () => ({ name: 'matrix', role: 'viewer' }) },
       { method: 'DELETE', path: () => '/api-keys/0000000000000000dead', permission: 'admin' },

@@ -53,6 +53,10 @@ export const EnvSchema = z.object({
   PACKETAGENT_APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().positive().max(30 * 86_400).default(900),
   /** Lifetime of a credential grant issued with an allowed call, in seconds. */
   PACKETAGENT_CREDENTIAL_GRANT_TTL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
+  /** How often each replica releases budget holds past their TTL, in milliseconds. */
+  PACKETAGENT_BUDGET_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
+  /** Share of a limit, in percent, at which `budget.warning` is announced once per scope and window. */
+  PACKETAGENT_BUDGET_WARNING_PERCENT: z.coerce.number().int().min(1).max(100).default(80),
   /** Activation inputs up to this size travel inside the run's first event, in bytes. */
   PACKETAGENT_INLINE_INPUT_BYTES: z.coerce.number().int().min(0).default(16 * 1024),
   /** Larger activation inputs are stored by reference up to this size; beyond it they are refused, in bytes. */

@@ -31,3 +31,4 @@ export { ControlPlaneModule, registerControlPlaneParsers } from './control-plane
 export { WEBHOOK_SIGNATURE_HEADER } from './control-plane/hooks.controller';
 export { GATEWAY_REDIS } from './identity/redis';
 export { AttentionRoutesModule } from './attention/attention-routes.module';
+export { BudgetsRoutesModule } from './budgets/budgets-routes.module';

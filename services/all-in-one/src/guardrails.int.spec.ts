@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommandBus } from '@packetagent/bus';
-import { PolicyCommands } from '@packetagent/contracts';
+import { BudgetCommands, PolicyCommands } from '@packetagent/contracts';
 import { eventually } from '@packetagent/testing';
 import { bearer, startTestApp, type TestApp } from './testing/app.testkit';
 
@@ -13,7 +13,7 @@ jest.mock('@fastify/cookie', () => {
 
 const EXAMPLE = readFileSync(join(__dirname, '../../../examples/release-audit.worker.yaml'), 'utf8');
 
-describe('attention over HTTP', () => {
+describe('guardrails over HTTP', () => {
   let sut: TestApp;
   let ws: string;
   let owner: string;
@@ -70,5 +70,41 @@ describe('attention over HTTP', () => {
     const allowed = await authorize();
     expect(allowed.decision).toBe('allow');
     expect(allowed.credentialGrants?.map((g) => g.credential)).toEqual(['slack_release_channel']);
+  });
+
+  it('shows a run\'s budget hold per scope, and refuses a reservation beyond the per-run limit with the numbers', async () => {
+    const bus = sut.app.get(CommandBus);
+    const reserve = (amount: number, key: string) =>
+      bus.request(BudgetCommands.reserve, {
+        workspaceId: ws,
+        runId,
+        amounts: [{ unit: 'usd', amount }],
+        ttlSeconds: 300,
+        idempotencyKey: key,
+        actor: { kind: 'service', id: 'supervisor' },
+      });
+    // The example grants 0.50 USD per run, 5 USD per deployment per day (micro-dollars here).
+    const held = await eventually(async () => {
+      const result = await reserve(300_000, 'turn-1').catch(() => null);
+      return result?.state === 'held' && result;
+    }, { what: 'the budget service to know the run' });
+    expect(held.state).toBe('held');
+    const refused = await reserve(300_000, 'turn-2');
+    expect(refused).toMatchObject({ state: 'refused' });
+
+    const usage = await sut.request<{ scopes: { kind: string; id: string; unit: string; limit: number; held: number }[] }>(
+      'GET',
+      `/api/v1/workspaces/${ws}/budgets?kind=run&id=${runId}`,
+      { headers: bearer(viewer) },
+    );
+    expect(usage.status).toBe(200);
+    // The example also limits Slack posts to one per run.
+    expect(usage.body.scopes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: 'run', id: runId, unit: 'usd', window: 'run', limit: 500_000, held: 300_000, spent: 0 }),
+        expect.objectContaining({ kind: 'run', id: runId, unit: 'count:slack_post', window: 'run', limit: 1, held: 0 }),
+      ]),
+    );
+    expect(usage.body.scopes).toHaveLength(2);
   });
 });

@@ -1,0 +1,2 @@
+export * from './budget.events.v1';
+export * from './budget.commands.v1';
