@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the event store against a raw INSERT, the relay against direct nats.js
- * publishes, and run admission through the compiled app against graphile-worker, in the same
- * run on the same database server and NATS. Prints tables and writes JSON to
+ * publishes, run admission through the compiled app against graphile-worker, and budget
+ * reservations through the compiled app against a bare UPDATE of one row, in the same run on
+ * the same database server and NATS. Prints tables and writes JSON to
  * tools/bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,9 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { topology, type Topology } from '@packetagent/bus';
 import { createTestBus, createTestDatabase, type TestDatabase } from '@packetagent/testing';
-import { benchAdmission, type AdmissionResults, type CpuUse } from './admission.bench';
+import { benchAdmission, type AdmissionResults } from './admission.bench';
+import type { CpuUse } from './app-process';
+import { benchBudget, type BudgetResults } from './budget.bench';
 import { benchRawInsert, benchStoreAppend, createRawTable, type AppendCase, type AppendResult } from './append.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
 import { ratio, table } from './stats';
@@ -93,7 +96,15 @@ async function main(): Promise<void> {
     });
     printAdmission(admission);
 
-    const results = { at: new Date().toISOString(), quick, node: process.version, append, relayLag, directLag, relayDrain, directRate, admission };
+    const budget = await benchBudget({
+      clients: 16,
+      reservationsPerClient: Math.round(150 * scale),
+      updatesPerClient: Math.round(750 * scale),
+      warmupPerClient: Math.round(20 * scale),
+    });
+    printBudget(budget);
+
+    const results = { at: new Date().toISOString(), quick, node: process.version, append, relayLag, directLag, relayDrain, directRate, admission, budget };
     const dir = join(__dirname, '..', 'results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `bench-${results.at.replace(/[:.]/g, '-')}.json`);
@@ -139,6 +150,27 @@ function printAdmission(admission: AdmissionResults): void {
   process.stdout.write(
     `\n${verified.created} activations answered 201 and ${verified.admittedEvents} run.admitted events exist for them; ` +
       `${verified.checkedRightAfterResponse} were looked up as soon as their 201 arrived\n`,
+  );
+}
+
+function printBudget(budget: BudgetResults): void {
+  const { single, hot, spread, baseline } = budget;
+  process.stdout.write(
+    `\n(d) budget reservations: closed-loop clients over NATS, each reservation (${budget.reserveMicroUsd} micro-USD) settled right after; ` +
+      'every run of the workspace shares its workspace scope\n',
+  );
+  process.stdout.write(
+    `${table(
+      ['path', 'clients', 'runs', 'operations', 'reservations/s', 'vs bare UPDATE', 'reserve p50 ms', 'reserve p99 ms', 'settle p50 ms', 'settle p99 ms', ...CPU_HEADERS],
+      [hot, spread, single, baseline].map((r) => [
+        r.kind, r.clients, r.runs ?? '', r.count, r.perSecond, r === single ? '' : ratio(r.perSecond, baseline.perSecond), r.reserveMs.p50, r.reserveMs.p99, r.settleMs?.p50 ?? '', r.settleMs?.p99 ?? '', ...cpuCells(r.cpu),
+      ]),
+    )}\n`,
+  );
+  process.stdout.write(`bare NATS request/reply from the benchmark (echo, one at a time): p50 ${budget.natsEchoMs.p50.toFixed(2)} ms, p99 ${budget.natsEchoMs.p99.toFixed(2)} ms\n`);
+  const { verified } = budget;
+  process.stdout.write(
+    `\n${verified.reservations} reservations in the ledger, ${verified.settled} settled; ${verified.reservedEvents} budget.reserved and ${verified.settledEvents} budget.settled events\n`,
   );
 }
 
