@@ -8,5 +8,6 @@ export * from './lib/identity';
 export * from './lib/scheduler';
 export * from './lib/worker-definition';
 export * from './lib/credential-grant';
+export * from './lib/vault';
 export * from './lib/policy';
 export * from './lib/budget';

@@ -1,11 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { BusModule, topology } from '@packetagent/bus';
 import { EventStoreModule } from '@packetagent/eventstore';
+import { randomBytes } from 'node:crypto';
 import { BudgetModule } from '@packetagent/budget';
-import { AttentionRoutesModule, BudgetsRoutesModule, ControlPlaneModule, GatewayModule } from '@packetagent/gateway';
+import { AttentionRoutesModule, BudgetsRoutesModule, ControlPlaneModule, CredentialsRoutesModule, GatewayModule } from '@packetagent/gateway';
 import { IntakeModule } from '@packetagent/intake';
 import { PolicyModule } from '@packetagent/policy';
 import { SchedulerModule } from '@packetagent/scheduler';
+import { VaultModule } from '@packetagent/vault';
 import { eventRegistry } from './event-registry';
 import type { Env } from './env';
 import { HealthController } from './health/health.controller';
@@ -24,6 +26,9 @@ export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: R
 @Module({})
 export class AppModule {
   static forRoot(env: Env, log: Log): DynamicModule {
+    // Policy signs credential grants and the vault verifies them: one key for both. In one
+    // process a key of its own is enough (grants live a minute); separate services share the seed.
+    const grantSigningKey = env.PACKETAGENT_GRANT_SIGNING_KEY ?? randomBytes(32).toString('base64url');
     return {
       module: AppModule,
       imports: [
@@ -53,14 +58,23 @@ export class AppModule {
         ControlPlaneModule,
         AttentionRoutesModule,
         BudgetsRoutesModule,
+        CredentialsRoutesModule,
         IntakeModule.forRoot({ inlineInputBytes: env.PACKETAGENT_INLINE_INPUT_BYTES, maxInputBytes: env.PACKETAGENT_MAX_INPUT_BYTES }),
         PolicyModule.forRoot({
-          grantSigningKey: env.PACKETAGENT_GRANT_SIGNING_KEY,
+          grantSigningKey,
           defaultApprovalTimeoutSeconds: env.PACKETAGENT_APPROVAL_TIMEOUT_SECONDS,
           credentialGrantTtlSeconds: env.PACKETAGENT_CREDENTIAL_GRANT_TTL_SECONDS,
           log,
         }),
         BudgetModule.forRoot({ sweepIntervalMs: env.PACKETAGENT_BUDGET_SWEEP_INTERVAL_MS, warningPercent: env.PACKETAGENT_BUDGET_WARNING_PERCENT }),
+        VaultModule.forRoot({
+          mode: env.PACKETAGENT_VAULT_MODE,
+          masterKeys: env.PACKETAGENT_MASTER_KEY ? env.PACKETAGENT_MASTER_KEY.split(',').map((key) => key.trim()) : undefined,
+          masterKeyFile: env.PACKETAGENT_MASTER_KEY_FILE,
+          dataDir: env.PACKETAGENT_DATA_DIR,
+          grantSigningKey,
+          log,
+        }),
         SchedulerModule.forRoot({
           tickToleranceMs: env.PACKETAGENT_SCHEDULER_TICK_TOLERANCE_MS,
           maxCatchUpMs: env.PACKETAGENT_SCHEDULER_MAX_CATCH_UP_MS,

@@ -57,6 +57,12 @@ export const EnvSchema = z.object({
   PACKETAGENT_BUDGET_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
   /** Share of a limit, in percent, at which `budget.warning` is announced once per scope and window. */
   PACKETAGENT_BUDGET_WARNING_PERCENT: z.coerce.number().int().min(1).max(100).default(80),
+  /** `production` refuses to start without a strong master key; `development` generates `<data dir>/master.key`. */
+  PACKETAGENT_VAULT_MODE: z.enum(['production', 'development']).default('development'),
+  /** Master keys, 32 bytes base64 each, comma-separated; the first encrypts, the others stay readable during rotation. */
+  PACKETAGENT_MASTER_KEY: z.string().optional(),
+  /** A file with master keys, one per line (e.g. a mounted Secret); used when PACKETAGENT_MASTER_KEY is unset. */
+  PACKETAGENT_MASTER_KEY_FILE: z.string().optional(),
   /** Activation inputs up to this size travel inside the run's first event, in bytes. */
   PACKETAGENT_INLINE_INPUT_BYTES: z.coerce.number().int().min(0).default(16 * 1024),
   /** Larger activation inputs are stored by reference up to this size; beyond it they are refused, in bytes. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommandBus } from '@packetagent/bus';
-import { BudgetCommands, PolicyCommands } from '@packetagent/contracts';
+import { BudgetCommands, openSealedCredential, PolicyCommands, recipientKeyPair, VaultCommands } from '@packetagent/contracts';
 import { eventually } from '@packetagent/testing';
 import { bearer, startTestApp, type TestApp } from './testing/app.testkit';
 
@@ -19,6 +19,8 @@ describe('guardrails over HTTP', () => {
   let owner: string;
   let viewer: string;
   let runId: string;
+  let grants: { credential: string; token: string }[] = [];
+  const SECRET = 'xoxb-1234567890-very-secret-slack-token';
 
   beforeAll(async () => {
     sut = await startTestApp();
@@ -32,6 +34,8 @@ describe('guardrails over HTTP', () => {
     await sut.request('POST', `/api/v1/workspaces/${ws}/workers/${worker.body.id}/versions`, { raw: EXAMPLE, headers: { ...bearer(owner), 'content-type': 'application/yaml' } });
     const deployment = await sut.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/deployments`, { body: { workerId: worker.body.id }, headers: bearer(owner) });
     runId = (await sut.request<{ runId: string }>('POST', `/api/v1/workspaces/${ws}/deployments/${deployment.body.id}/runs`, { body: {}, headers: bearer(owner) })).body.runId;
+    const stored = await sut.request('PUT', `/api/v1/workspaces/${ws}/credentials/slack_release_channel`, { body: { value: SECRET }, headers: bearer(owner) });
+    expect(stored.status).toBe(200);
   });
   afterAll(() => sut.close());
 
@@ -70,6 +74,28 @@ describe('guardrails over HTTP', () => {
     const allowed = await authorize();
     expect(allowed.decision).toBe('allow');
     expect(allowed.credentialGrants?.map((g) => g.credential)).toEqual(['slack_release_channel']);
+    grants = allowed.credentialGrants ?? [];
+  });
+
+  it('lists credentials as metadata only, and resolves one once with the grant policy issued, sealed to the caller', async () => {
+    const listed = await sut.request<{ items: { name: string; version: number }[] }>('GET', `/api/v1/workspaces/${ws}/credentials`, { headers: bearer(viewer) });
+    expect(listed.body.items).toEqual([expect.objectContaining({ name: 'slack_release_channel', version: 1 })]);
+    expect(listed.text).not.toContain(SECRET);
+    const byViewer = await sut.request('PUT', `/api/v1/workspaces/${ws}/credentials/other`, { body: { value: 'x' }, headers: bearer(viewer) });
+    expect(byViewer.status).toBe(403);
+
+    const recipient = recipientKeyPair();
+    const bus = sut.app.get(CommandBus);
+    const resolved = await bus.request(VaultCommands.resolve, { grant: grants[0]!.token, recipientPublicKey: recipient.publicKey });
+    expect(openSealedCredential(resolved.sealed, recipient.privateKey)).toBe(SECRET);
+    await expect(bus.request(VaultCommands.resolve, { grant: grants[0]!.token, recipientPublicKey: recipient.publicKey })).rejects.toMatchObject({
+      code: 'credential_grant_used',
+    });
+
+    // Nowhere in the record: every event of the installation, as stored.
+    const { rows } = await sut.db.pool.query<{ text: string }>(`SELECT data::text || metadata::text AS text FROM events`);
+    expect(rows.length).toBeGreaterThan(10);
+    expect(rows.filter((row) => row.text.includes(SECRET))).toEqual([]);
   });
 
   it('shows a run\'s budget hold per scope, and refuses a reservation beyond the per-run limit with the numbers', async () => {

@@ -32,3 +32,4 @@ export { WEBHOOK_SIGNATURE_HEADER } from './control-plane/hooks.controller';
 export { GATEWAY_REDIS } from './identity/redis';
 export { AttentionRoutesModule } from './attention/attention-routes.module';
 export { BudgetsRoutesModule } from './budgets/budgets-routes.module';
+export { CredentialsRoutesModule } from './credentials/credentials-routes.module';

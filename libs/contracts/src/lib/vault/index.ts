@@ -1,0 +1,3 @@
+export * from './vault.events.v1';
+export * from './vault.commands.v1';
+export * from './sealed-credential';
