@@ -113,6 +113,27 @@ Directory of the app's files (the first-run setup token), where the data volume 
 {{- end }}
 
 {{/*
+"true" when more than one replica may run: several replicas, or an autoscaler.
+*/}}
+{{- define "packetagent.multiReplica" -}}
+{{- if or .Values.autoscaling.enabled (gt (int .Values.replicaCount) 1) }}true{{ end }}
+{{- end }}
+
+{{/*
+Vault mode as the app reads it (its own default is development).
+*/}}
+{{- define "packetagent.vaultMode" -}}
+{{- include "packetagent.envValue" .Values.config.PACKETAGENT_VAULT_MODE | default "development" }}
+{{- end }}
+
+{{/*
+Path of the master key file inside the container: the Secret's key under masterKey.mountPath.
+*/}}
+{{- define "packetagent.masterKeyFile" -}}
+{{- printf "%s/keys" (.Values.masterKey.mountPath | trimSuffix "/") }}
+{{- end }}
+
+{{/*
 Port of the OTLP endpoint, or nothing when no endpoint is configured.
 */}}
 {{- define "packetagent.otlpPort" -}}
@@ -155,5 +176,35 @@ Checks of values that the schema cannot express.
 {{- end }}
 {{- if and .Values.autoscaling.enabled (not (dig "requests" "cpu" "" (.Values.resources | default dict))) }}
 {{- fail "autoscaling scales on CPU utilisation and needs resources.requests.cpu" }}
+{{- end }}
+{{- range $name := list "PACKETAGENT_GRANT_SIGNING_KEY" "PACKETAGENT_MASTER_KEY" "PACKETAGENT_MASTER_KEY_FILE" "PACKETAGENT_SETUP_TOKEN" "PACKETAGENT_DATABASE_URL" "PACKETAGENT_NATS_URL" "PACKETAGENT_REDIS_URL" }}
+{{- if hasKey $.Values.config $name }}
+{{- fail (printf "config.%s must not be set: it holds a credential or a key, or the chart sets it from a Secret (grantSigning, masterKey, setup, database, nats, redis), and the ConfigMap is no place for secrets" $name) }}
+{{- end }}
+{{- end }}
+{{- $multiReplica := include "packetagent.multiReplica" . }}
+{{- if and $multiReplica (not .Values.grantSigning.existingSecret) }}
+{{- fail `grantSigning.existingSecret is required with more than one replica (replicaCount > 1 or autoscaling.enabled): a credential grant signed by one replica's policy is verified by whichever replica's vault answers, so every replica needs the same seed. Create the Secret with
+  kubectl create secret generic packetagent-grant-signing --from-literal=seed="$(openssl rand -base64 32)"
+and set grantSigning.existingSecret=packetagent-grant-signing` }}
+{{- end }}
+{{- $vaultMode := include "packetagent.vaultMode" . }}
+{{- if not .Values.masterKey.existingSecret }}
+{{- if eq $vaultMode "production" }}
+{{- fail `masterKey.existingSecret is required: in vault production mode (config.PACKETAGENT_VAULT_MODE) the app refuses to start without a master key. Create the Secret with
+  kubectl create secret generic packetagent-master-key --from-literal=keys="$(openssl rand -base64 32)"
+and set masterKey.existingSecret=packetagent-master-key` }}
+{{- else if $multiReplica }}
+{{- fail "masterKey.existingSecret is required with more than one replica: without it each pod generates a master key of its own, so the replicas could not read each other's credentials" }}
+{{- end }}
+{{- end }}
+{{- if .Values.masterKey.existingSecret }}
+{{- $mountPath := .Values.masterKey.mountPath | trimSuffix "/" }}
+{{- if not (hasPrefix "/" $mountPath) }}
+{{- fail "masterKey.mountPath must be an absolute path" }}
+{{- end }}
+{{- if or (eq $mountPath "/tmp") (eq $mountPath $dataDir) }}
+{{- fail "masterKey.mountPath must differ from /tmp and config.PACKETAGENT_DATA_DIR, which have volumes of their own" }}
+{{- end }}
 {{- end }}
 {{- end }}

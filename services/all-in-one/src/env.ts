@@ -61,7 +61,7 @@ export const EnvSchema = z.object({
   PACKETAGENT_VAULT_MODE: z.enum(['production', 'development']).default('development'),
   /** Master keys, 32 bytes base64 each, comma-separated; the first encrypts, the others stay readable during rotation. */
   PACKETAGENT_MASTER_KEY: z.string().optional(),
-  /** A file with master keys, one per line (e.g. a mounted Secret); used when PACKETAGENT_MASTER_KEY is unset. */
+  /** A file with master keys, one per line (e.g. a mounted Secret); read after the keys of PACKETAGENT_MASTER_KEY. */
   PACKETAGENT_MASTER_KEY_FILE: z.string().optional(),
   /** Activation inputs up to this size travel inside the run's first event, in bytes. */
   PACKETAGENT_INLINE_INPUT_BYTES: z.coerce.number().int().min(0).default(16 * 1024),
