@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: the event store against a raw INSERT, the relay against direct nats.js
  * publishes, run admission through the compiled app against graphile-worker, and budget
- * reservations through the compiled app against a bare UPDATE of one row, in the same run on
- * the same database server and NATS. Prints tables and writes JSON to
+ * reservations through the compiled app against a bare UPDATE of one row, and tool-call
+ * authorisation through the compiled app against a bare NATS echo, in the same run on the same
+ * database server and NATS. Prints tables and writes JSON to
  * tools/bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { topology, type Topology } from '@packetagent/bus';
 import { createTestBus, createTestDatabase, type TestDatabase } from '@packetagent/testing';
 import { benchAdmission, type AdmissionResults } from './admission.bench';
 import type { CpuUse } from './app-process';
+import { benchAuthorize, type AuthorizeResults } from './authorize.bench';
 import { benchBudget, type BudgetResults } from './budget.bench';
 import { benchRawInsert, benchStoreAppend, createRawTable, type AppendCase, type AppendResult } from './append.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
@@ -104,7 +106,15 @@ async function main(): Promise<void> {
     });
     printBudget(budget);
 
-    const results = { at: new Date().toISOString(), quick, node: process.version, append, relayLag, directLag, relayDrain, directRate, admission, budget };
+    const authorize = await benchAuthorize({
+      warmup: Math.round(200 * scale),
+      sequential: Math.round(1_000 * scale),
+      clients: 16,
+      saturationCount: Math.round(4_000 * scale),
+    });
+    printAuthorize(authorize);
+
+    const results = { at: new Date().toISOString(), quick, node: process.version, append, relayLag, directLag, relayDrain, directRate, admission, budget, authorize };
     const dir = join(__dirname, '..', 'results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `bench-${results.at.replace(/[:.]/g, '-')}.json`);
@@ -172,6 +182,34 @@ function printBudget(budget: BudgetResults): void {
   process.stdout.write(
     `\n${verified.reservations} reservations in the ledger, ${verified.settled} settled; ${verified.reservedEvents} budget.reserved and ${verified.settledEvents} budget.settled events\n`,
   );
+}
+
+function printAuthorize(authorize: AuthorizeResults): void {
+  const { sequential, saturation } = authorize;
+  process.stdout.write(
+    `\n(e) authorize: an allowed http_fetch GET over NATS (${authorize.payloadBytes}-byte request), one at a time, ` +
+      'against a bare NATS request/reply echo of the same payload from the same process\n',
+  );
+  process.stdout.write(
+    `${table(
+      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs echo', 'p99 vs echo', ...CPU_HEADERS],
+      [
+        ['authorize -> allow (policy.decided committed)', sequential.authorize, sequential.cpu.authorize] as const,
+        ['bare NATS request/reply (echo)', sequential.echo, sequential.cpu.echo] as const,
+      ].map(([kind, s, cpu]) => [kind, s.count, s.p50, s.p99, s.max, ratio(s.p50, sequential.echo.p50), ratio(s.p99, sequential.echo.p99), ...cpuCells(cpu)]),
+    )}\n`,
+  );
+  process.stdout.write(`\n(e) authorize at saturation: ${saturation.echo.clients} closed-loop clients\n`);
+  process.stdout.write(
+    `${table(
+      ['path', 'runs', 'answered', 'failed', 'per s', 'vs echo', 'p50 ms', 'p99 ms', 'p50 vs echo', 'p99 vs echo', ...CPU_HEADERS],
+      [saturation.spread, saturation.hot, saturation.echo].map((r) => [
+        r.kind, r.runs ?? '', r.count, Object.entries(r.failed).map(([code, n]) => `${n} ${code}`).join(', ') || 0, r.perSecond, ratio(r.perSecond, saturation.echo.perSecond),
+        r.latencyMs.p50, r.latencyMs.p99, ratio(r.latencyMs.p50, saturation.echo.latencyMs.p50), ratio(r.latencyMs.p99, saturation.echo.latencyMs.p99), ...cpuCells(r.cpu),
+      ]),
+    )}\n`,
+  );
+  process.stdout.write(`\n${authorize.verified.answered} calls answered (measured, warm-up and readiness probes) and ${authorize.verified.decidedEvents} policy.decided events exist\n`);
 }
 
 main().catch((error: unknown) => {

@@ -135,6 +135,17 @@ describe(Authorize.name, () => {
     expect(sut.credentialGrants).toBeUndefined();
   });
 
+  it('answers many concurrent calls of one run, each recorded once, none lost to a race', async () => {
+    await deploy(h, 'd-busy', TOOLS);
+    await admit(h, 'r-busy', 'd-busy');
+    const before = await h.store.streamVersion('policy-r-busy');
+
+    const answers = await Promise.all(Array.from({ length: 80 }, (_, i) => authorize(h, { runId: 'r-busy', ...get(`https://ci.example.com/builds/${i}`) })));
+
+    expect(answers.map((answer) => answer.decision)).toEqual(Array(80).fill('allow'));
+    expect((await h.store.streamVersion('policy-r-busy')) - before).toBe(80);
+  });
+
   it('allows again when a paused deployment resumes', async () => {
     await deploy(h, 'd-resume', TOOLS);
     await admit(h, 'r-resume', 'd-resume');

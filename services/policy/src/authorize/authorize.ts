@@ -76,8 +76,10 @@ export class Authorize {
   }
 
   private async decide(client: PoolClient, request: AuthorizeRequest): Promise<Verdict> {
+    // The run's row lock makes concurrent decisions of one run queue: each appends to the
+    // run's decision stream, and racing for its next version would only fail and retry.
     const { rows: runs } = await client.query<{ workspace_id: string; deployment_id: string; effective_digest: string }>(
-      `SELECT workspace_id, deployment_id, effective_digest FROM policy.runs WHERE run_id = $1`,
+      `SELECT workspace_id, deployment_id, effective_digest FROM policy.runs WHERE run_id = $1 FOR UPDATE`,
       [request.runId],
     );
     const run = runs[0];
