@@ -22,6 +22,16 @@ describe(EventRegistry.name, () => {
     expect(decoded).toMatchObject({ schemaVersion: 3, storedSchemaVersion: 1, data: { input: 'x', attempts: [1] } });
   });
 
+  it('registers first versions once, keeping what another module registered', () => {
+    const shared = new EventRegistry().register('thing.made', 1, z.object({ id: z.string() }));
+    const sut = shared.registerFirstVersions({ 'thing.made': z.object({ other: z.number() }), 'thing.gone': z.object({}) });
+
+    expect(sut.latestVersion('thing.made')).toBe(1);
+    expect(sut.latestVersion('thing.gone')).toBe(1);
+    expect(sut.validateForAppend('thing.made', { id: 'a' }).data).toEqual({ id: 'a' });
+    expect(() => sut.registerFirstVersions({ 'thing.gone': z.object({}) })).not.toThrow();
+  });
+
   it('throws a typed error for an unknown type', () => {
     expect(() => sut.decode(envelope('run.vanished', 1, {}))).toThrow(UnknownEventTypeError);
   });

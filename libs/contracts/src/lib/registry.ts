@@ -73,7 +73,18 @@ export class EventRegistry {
     return this;
   }
 
-  has(type: string): boolean {
+  /**
+   * Registers version 1 of each type not registered yet: what a service does with its context's
+   * first schemas, safe to call from several modules sharing one registry.
+   */
+  registerFirstVersions(schemas: Readonly<Record<string, z.ZodType>>): this {
+    for (const [type, schema] of Object.entries(schemas)) {
+      if (!this.has(type)) this.register(type, 1, schema);
+    }
+    return this;
+  }
+
+    has(type: string): boolean {
     return this.types.has(type);
   }
 

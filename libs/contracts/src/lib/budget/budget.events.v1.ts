@@ -109,8 +109,5 @@ export type BudgetEventType = keyof typeof BudgetEvents;
 export type BudgetEventData<T extends BudgetEventType> = z.infer<(typeof BudgetEvents)[T]>;
 
 export function registerBudgetEvents(registry: EventRegistry): EventRegistry {
-  for (const [type, schema] of Object.entries(BudgetEvents)) {
-    if (!registry.has(type)) registry.register(type, 1, schema);
-  }
-  return registry;
+  return registry.registerFirstVersions(BudgetEvents);
 }

@@ -130,8 +130,5 @@ export type IntakeEventType = keyof typeof IntakeEvents;
 export type IntakeEventData<T extends IntakeEventType> = z.infer<(typeof IntakeEvents)[T]>;
 
 export function registerIntakeEvents(registry: EventRegistry): EventRegistry {
-  for (const [type, schema] of Object.entries(IntakeEvents)) {
-    if (!registry.has(type)) registry.register(type, 1, schema);
-  }
-  return registry;
+  return registry.registerFirstVersions(IntakeEvents);
 }

@@ -103,8 +103,5 @@ export const policyStream = (runId: string): string => `${POLICY_STREAM_CATEGORY
 export const attentionStream = (attentionId: string): string => `${ATTENTION_STREAM_CATEGORY}-${attentionId}`;
 
 export function registerPolicyEvents(registry: EventRegistry): EventRegistry {
-  for (const [type, schema] of Object.entries(PolicyEvents)) {
-    if (!registry.has(type)) registry.register(type, 1, schema);
-  }
-  return registry;
+  return registry.registerFirstVersions(PolicyEvents);
 }

@@ -53,8 +53,5 @@ export type SchedulerEventType = keyof typeof SchedulerEvents;
 export type SchedulerEventData<T extends SchedulerEventType> = z.infer<(typeof SchedulerEvents)[T]>;
 
 export function registerSchedulerEvents(registry: EventRegistry): EventRegistry {
-  for (const [type, schema] of Object.entries(SchedulerEvents)) {
-    if (!registry.has(type)) registry.register(type, 1, schema);
-  }
-  return registry;
+  return registry.registerFirstVersions(SchedulerEvents);
 }

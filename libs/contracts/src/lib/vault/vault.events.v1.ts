@@ -50,8 +50,5 @@ export type VaultEventType = keyof typeof VaultEvents;
 export type VaultEventData<T extends VaultEventType> = z.infer<(typeof VaultEvents)[T]>;
 
 export function registerVaultEvents(registry: EventRegistry): EventRegistry {
-  for (const [type, schema] of Object.entries(VaultEvents)) {
-    if (!registry.has(type)) registry.register(type, 1, schema);
-  }
-  return registry;
+  return registry.registerFirstVersions(VaultEvents);
 }
