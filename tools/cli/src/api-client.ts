@@ -106,6 +106,15 @@ export class ApiClient {
     return this.request('POST', path, schema, body);
   }
 
+  put<S extends z.ZodType>(path: string, body: RequestBody, schema: S): Promise<z.output<S>> {
+    return this.request('PUT', path, schema, body);
+  }
+
+  /** For routes that answer 204 with no body. */
+  async delete(path: string): Promise<void> {
+    await this.exchange('DELETE', path);
+  }
+
   /** The answer is checked against the fields the CLI reads, so a server of another version fails clearly. */
   private async request<S extends z.ZodType>(
     method: string,
@@ -114,6 +123,31 @@ export class ApiClient {
     body?: RequestBody,
     query: Record<string, string | undefined> = {},
   ): Promise<z.output<S>> {
+    const { url, text } = await this.exchange(method, path, body, query);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new CliError(`the answer to ${method} ${url.pathname} is not JSON`, ExitCode.failure);
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      throw new CliError(
+        `unexpected answer to ${method} ${url.pathname}`,
+        ExitCode.failure,
+        parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })),
+      );
+    }
+    return parsed.data;
+  }
+
+  /** Sends one request and answers the body of a 2xx response; any other status becomes an ApiError. */
+  private async exchange(
+    method: string,
+    path: string,
+    body?: RequestBody,
+    query: Record<string, string | undefined> = {},
+  ): Promise<{ url: URL; text: string }> {
     const url = new URL(this.url(path));
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
     const headers: Record<string, string> = {
@@ -138,20 +172,6 @@ export class ApiClient {
       throw new ConnectionError(url.toString(), connectionReason(error, timeoutMs), { cause: error });
     }
     if (!response.ok) throw apiError(response, text);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new CliError(`the answer to ${method} ${url.pathname} is not JSON`, ExitCode.failure);
-    }
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      throw new CliError(
-        `unexpected answer to ${method} ${url.pathname}`,
-        ExitCode.failure,
-        parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })),
-      );
-    }
-    return parsed.data;
+    return { url, text };
   }
 }

@@ -312,6 +312,209 @@ describe(runCli.name, () => {
     });
   });
 
+  describe('run control', () => {
+    const RUN = { id: 'run_9', deploymentId: 'dep_1', state: 'running', stopRequested: false, pauseRequested: false, createdAt: '2026-11-30T06:00:00.000Z' };
+
+    it('posts stop and pause with the reason, resume with an empty body, and prints the run line', async () => {
+      api.answer({
+        [`POST ${WS}/runs/run_9/stop`]: () => ({ status: 200, body: { ...RUN, stopRequested: true } }),
+        [`POST ${WS}/runs/run_9/pause`]: () => ({ status: 200, body: { ...RUN, pauseRequested: true } }),
+        [`POST ${WS}/runs/run_9/resume`]: () => ({ status: 200, body: RUN }),
+      });
+
+      const stop = await sut(['run', 'stop', 'run_9', '--reason', 'wrong release']);
+      const pause = await sut(['run', 'pause', 'run_9']);
+      const resume = await sut(['run', 'resume', 'run_9']);
+
+      expect(stop).toEqual({ code: 0, stdout: 'run_9  running  dep_1  2026-11-30T06:00:00.000Z  (stop requested)\n', stderr: '' });
+      expect(pause.stdout).toBe('run_9  running  dep_1  2026-11-30T06:00:00.000Z  (pause requested)\n');
+      expect(resume.stdout).toBe('run_9  running  dep_1  2026-11-30T06:00:00.000Z\n');
+      expect(api.requests.map((r) => r.body)).toEqual(['{"reason":"wrong release"}', '{}', '{}']);
+    });
+
+    it('exits 1 with the problem when the run is already finished', async () => {
+      api.answer({
+        [`POST ${WS}/runs/run_9/resume`]: () => ({
+          status: 409,
+          contentType: 'application/problem+json',
+          body: { title: 'Conflict', status: 409, detail: 'run run_9 is succeeded' },
+        }),
+      });
+
+      const result = await sut(['run', 'resume', 'run_9']);
+
+      expect(result).toEqual({ code: 1, stdout: '', stderr: 'error: Conflict: run run_9 is succeeded\n' });
+    });
+
+    it('follows nextCursor with the filters until the limit, asking each page only for what is left', async () => {
+      const runs = Array.from({ length: 5 }, (_, i) => ({ ...RUN, id: `run_${i}`, state: 'queued' }));
+      api.answer({
+        [`GET ${WS}/runs?deploymentId=dep_1&state=queued&limit=4`]: () => ({ status: 200, body: { items: runs.slice(0, 2), nextCursor: 'c2' } }),
+        [`GET ${WS}/runs?deploymentId=dep_1&state=queued&cursor=c2&limit=2`]: () => ({ status: 200, body: { items: runs.slice(2, 5), nextCursor: 'c3' } }),
+      });
+
+      const result = await sut(['run', 'list', '--deployment', 'dep_1', '--state', 'queued', '--limit', '4']);
+
+      expect(result.code).toBe(0);
+      expect(result.stdout.split('\n').filter(Boolean).map((line) => line.split('  ')[0])).toEqual(['run_0', 'run_1', 'run_2', 'run_3']);
+      expect(api.requests).toHaveLength(2);
+    });
+
+    it('asks for 50 runs by default, stops when the cursor ends, and prints JSON with --json', async () => {
+      api.answer({
+        [`GET ${WS}/runs?limit=50`]: () => ({ status: 200, body: { items: [RUN], nextCursor: null } }),
+        [`GET ${WS}/runs?state=failed&limit=50`]: () => ({ status: 200, body: { items: [], nextCursor: null } }),
+      });
+
+      const result = await sut(['--json', 'run', 'list']);
+      const empty = await sut(['run', 'list', '--state', 'failed']);
+
+      expect(JSON.parse(result.stdout)).toEqual({ items: [RUN] });
+      expect(empty).toEqual({ code: 0, stdout: 'no runs\n', stderr: '' });
+      expect(api.requests).toHaveLength(2);
+    });
+
+    it('refuses a limit that is not a positive integer', async () => {
+      api.answer({});
+
+      const result = await sut(['run', 'list', '--limit', '0']);
+
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("error: option '--limit <n>' argument '0' is invalid.");
+      expect(api.requests).toEqual([]);
+    });
+  });
+
+  describe('attention', () => {
+    const OPEN = {
+      id: 'att_1',
+      state: 'open',
+      runId: 'run_9',
+      tool: 'http_fetch',
+      verb: 'POST',
+      resource: 'https://api.example.com/releases',
+      scope: null,
+      deadline: '2026-11-30T07:00:00.000Z',
+    };
+
+    it('lists records filtered by state, one line each', async () => {
+      api.answer({ [`GET ${WS}/attention?state=open`]: () => ({ status: 200, body: { items: [OPEN] } }) });
+
+      const result = await sut(['attention', 'list', '--state', 'open']);
+
+      expect(result).toEqual({
+        code: 0,
+        stdout: 'att_1  open  run run_9  http_fetch POST https://api.example.com/releases  until 2026-11-30T07:00:00.000Z\n',
+        stderr: '',
+      });
+    });
+
+    it('approves once by default and for the run with --for-run', async () => {
+      api.answer({
+        [`POST ${WS}/attention/att_1/approve`]: (request) => ({
+          status: 200,
+          body: { ...OPEN, state: 'approved', scope: (JSON.parse(request.body) as { scope: string }).scope },
+        }),
+      });
+
+      const once = await sut(['approve', 'att_1']);
+      const forRun = await sut(['approve', 'att_1', '--for-run']);
+
+      expect(api.requests.map((r) => r.body)).toEqual(['{"scope":"once"}', '{"scope":"run"}']);
+      expect(once.stdout).toBe('att_1  approved (once)  run run_9  http_fetch POST https://api.example.com/releases\n');
+      expect(forRun.stdout).toContain('approved (run)');
+    });
+
+    it('rejects with the reason and refuses a reject without one before calling the API', async () => {
+      api.answer({ [`POST ${WS}/attention/att_1/reject`]: () => ({ status: 200, body: { ...OPEN, state: 'rejected' } }) });
+
+      const rejected = await sut(['reject', 'att_1', '--reason', 'not this release']);
+      const missing = await sut(['reject', 'att_1']);
+
+      expect(rejected.code).toBe(0);
+      expect(rejected.stdout).toMatch(/^att_1 {2}rejected {2}run run_9/);
+      expect(api.requests.map((r) => r.body)).toEqual(['{"reason":"not this release"}']);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain("error: required option '--reason <text>' not specified");
+    });
+  });
+
+  describe('credential', () => {
+    const META = { name: 'github_token', version: 2, keyId: 'mk-0123456789abcdef', createdBy: { kind: 'api_key', id: 'key1' }, createdAt: '2026-11-30T06:00:00.000Z' };
+
+    it('puts the value read from standard input without its trailing newline and prints only metadata', async () => {
+      api.answer({ [`PUT ${WS}/credentials/github_token`]: () => ({ status: 200, body: META }) });
+
+      const result = await sut(['credential', 'set', 'github_token'], {}, 'ghp_s3cret\n');
+
+      expect(result).toEqual({
+        code: 0,
+        stdout: 'credential github_token  version 2  key mk-0123456789abcdef  set 2026-11-30T06:00:00.000Z  by api_key:key1\n',
+        stderr: '',
+      });
+      expect(JSON.parse(api.requests[0]!.body)).toEqual({ value: 'ghp_s3cret' });
+    });
+
+    it('strips one trailing newline only, keeping inner and earlier line breaks', async () => {
+      api.answer({ [`PUT ${WS}/credentials/pem`]: () => ({ status: 200, body: { ...META, name: 'pem' } }) });
+
+      await sut(['credential', 'set', 'pem'], {}, 'line1\nline2\n\n');
+
+      expect(JSON.parse(api.requests[0]!.body)).toEqual({ value: 'line1\nline2\n' });
+    });
+
+    it.each([
+      ['nothing', ''],
+      ['a lone newline', '\n'],
+      ['a lone CRLF', '\r\n'],
+    ])('refuses %s on standard input before calling the API', async (_what, stdin) => {
+      api.answer({});
+
+      const result = await sut(['credential', 'set', 'github_token'], {}, stdin);
+
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^error: the credential value is empty/);
+      expect(api.requests).toEqual([]);
+    });
+
+    it('takes no value argument', async () => {
+      api.answer({});
+
+      const result = await sut(['credential', 'set', 'github_token', 'ghp_s3cret']);
+
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('too many arguments');
+      expect(api.requests).toEqual([]);
+    });
+
+    it('lists credentials one per line and deletes one by name', async () => {
+      api.answer({
+        [`GET ${WS}/credentials`]: () => ({ status: 200, body: { items: [META] } }),
+        [`DELETE ${WS}/credentials/github_token`]: () => ({ status: 204 }),
+      });
+
+      const list = await sut(['credential', 'list']);
+      const deleted = await sut(['credential', 'delete', 'github_token']);
+
+      expect(list.stdout).toBe('github_token  version 2  key mk-0123456789abcdef  set 2026-11-30T06:00:00.000Z  by api_key:key1\n');
+      expect(deleted).toEqual({ code: 0, stdout: 'credential github_token deleted\n', stderr: '' });
+    });
+
+    it('exits 1 with the problem when deleting a credential that does not exist', async () => {
+      api.answer({
+        [`DELETE ${WS}/credentials/absent`]: () => ({
+          status: 404,
+          contentType: 'application/problem+json',
+          body: { title: 'Not Found', status: 404, detail: 'no credential "absent"' },
+        }),
+      });
+
+      const result = await sut(['credential', 'delete', 'absent']);
+
+      expect(result).toEqual({ code: 1, stdout: '', stderr: 'error: Not Found: no credential "absent"\n' });
+    });
+  });
+
   describe('errors', () => {
     it('prints the problem title, detail and each issue on its own line and exits 1', async () => {
       api.answer({

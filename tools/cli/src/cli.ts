@@ -1,7 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ApiClient } from './api-client';
 import { deploy } from './commands/deploy';
-import { getRun, startRun } from './commands/run';
+import { approveAttention, listAttention, rejectAttention } from './commands/attention';
+import { deleteCredential, listCredentials, setCredential } from './commands/credential';
+import { controlRun, getRun, listRuns, startRun } from './commands/run';
 import { applyWorker } from './commands/worker-apply';
 import type { CommandContext } from './context';
 import { CliError, ExitCode, renderError, UsageError } from './errors';
@@ -87,6 +89,69 @@ function buildProgram(io: CliIo): Command {
     .description("Print a run's state and fields.")
     .argument('<run>', 'run id')
     .action((runId: string, _options: unknown, command: Command) => getRun(contextFor(command, io), runId));
+  run
+    .command('list')
+    .description('List runs, one per line: id, state, deployment, creation time.')
+    .option('--deployment <id>', 'only the runs of this deployment')
+    .option('--state <state>', 'only runs in this state, e.g. running or waiting')
+    .option('--limit <n>', 'at most this many runs (default 50)', positiveInteger, 50)
+    .action((options: { deployment?: string; state?: string; limit: number }, command: Command) => listRuns(contextFor(command, io), options));
+  run
+    .command('stop')
+    .description('Stop a run: one not yet started is cancelled at once, a running one stops at its next step.')
+    .argument('<run>', 'run id')
+    .option('--reason <text>', 'recorded with the request')
+    .action((runId: string, options: { reason?: string }, command: Command) => controlRun(contextFor(command, io), 'stop', runId, options));
+  run
+    .command('pause')
+    .description('Pause a run between steps.')
+    .argument('<run>', 'run id')
+    .option('--reason <text>', 'recorded with the request')
+    .action((runId: string, options: { reason?: string }, command: Command) => controlRun(contextFor(command, io), 'pause', runId, options));
+  run
+    .command('resume')
+    .description('Resume a paused run.')
+    .argument('<run>', 'run id')
+    .action((runId: string, _options: unknown, command: Command) => controlRun(contextFor(command, io), 'resume', runId, {}));
+
+  program
+    .command('attention')
+    .description('Approvals runs are waiting for.')
+    .command('list')
+    .description('List attention records, one per line.')
+    .option('--state <state>', 'only records in this state: open, approved, rejected, expired or withdrawn')
+    .option('--limit <n>', 'at most this many records (the API caps it at 500)', positiveInteger)
+    .action((options: { state?: string; limit?: number }, command: Command) => listAttention(contextFor(command, io), options));
+
+  program
+    .command('approve')
+    .description('Approve the call an attention record asks about: that exact call, or with --for-run identical calls in that run.')
+    .argument('<attention>', 'attention id')
+    .option('--for-run', 'approve identical calls for the rest of the run, not just this one')
+    .action((attentionId: string, options: { forRun?: boolean }, command: Command) => approveAttention(contextFor(command, io), attentionId, options));
+
+  program
+    .command('reject')
+    .description('Reject the call an attention record asks about.')
+    .argument('<attention>', 'attention id')
+    .requiredOption('--reason <text>', 'why; recorded and given to the run')
+    .action((attentionId: string, options: { reason: string }, command: Command) => rejectAttention(contextFor(command, io), attentionId, options));
+
+  const credential = program.command('credential').description('Workspace credentials; values go in and never come back out.');
+  credential
+    .command('set')
+    .description('Store a new version of a credential, its value read from standard input (one trailing newline is dropped).')
+    .argument('<name>', 'credential name: lower-case letters, digits and _')
+    .action((name: string, _options: unknown, command: Command) => setCredential(contextFor(command, io), name));
+  credential
+    .command('list')
+    .description('List credential names and versions, never values.')
+    .action((_options: unknown, command: Command) => listCredentials(contextFor(command, io)));
+  credential
+    .command('delete')
+    .description('Delete a credential.')
+    .argument('<name>', 'credential name')
+    .action((name: string, _options: unknown, command: Command) => deleteCredential(contextFor(command, io), name));
 
   return program;
 }

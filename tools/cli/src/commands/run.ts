@@ -40,3 +40,58 @@ export async function getRun(context: CommandContext, runId: string): Promise<vo
   for (const [key, value] of Object.entries(run)) if (key !== 'id' && key !== 'state') lines.push(`${key}: ${show(value)}`);
   context.report(lines, run);
 }
+
+const RunControlSchema = RunSchema.extend({ stopRequested: z.boolean().optional(), pauseRequested: z.boolean().optional() });
+type RunControlRecord = z.infer<typeof RunControlSchema>;
+
+/** One line per run: what a person scans a list or a control answer for. */
+function runLine(run: RunControlRecord): string {
+  const requested = [run.stopRequested ? 'stop requested' : '', run.pauseRequested ? 'pause requested' : ''].filter(Boolean);
+  const fields = [run.id, run.state, show(run['deploymentId']), show(run['createdAt'])];
+  return `${fields.join('  ')}${requested.length ? `  (${requested.join(', ')})` : ''}`;
+}
+
+export type RunControl = 'stop' | 'pause' | 'resume';
+
+/**
+ * `packetagent run stop|pause|resume RUN`: a run not yet started is cancelled at once; for a
+ * running one the request is recorded and honoured by the supervisor between steps.
+ */
+export async function controlRun(context: CommandContext, action: RunControl, runId: string, options: { reason?: string }): Promise<void> {
+  const { client } = context;
+  const body = action !== 'resume' && options.reason !== undefined ? { reason: options.reason } : {};
+  const run = await client.post(client.workspacePath('runs', runId, action), { json: body }, RunControlSchema);
+  context.report([runLine(run)], run);
+}
+
+const RunPageSchema = z.looseObject({ items: z.array(RunControlSchema), nextCursor: z.string().nullish() });
+
+/** The API's largest page. */
+const MAX_PAGE_SIZE = 200;
+
+export interface ListRunsOptions {
+  deployment?: string;
+  state?: string;
+  limit: number;
+}
+
+/** `packetagent run list`: newest first as the API orders them, following cursors until `limit` runs. */
+export async function listRuns(context: CommandContext, options: ListRunsOptions): Promise<void> {
+  const { client } = context;
+  const runs: RunControlRecord[] = [];
+  let cursor: string | undefined;
+  while (runs.length < options.limit) {
+    const page = await client.get(client.workspacePath('runs'), RunPageSchema, {
+      deploymentId: options.deployment,
+      state: options.state,
+      cursor,
+      limit: String(Math.min(MAX_PAGE_SIZE, options.limit - runs.length)),
+    });
+    runs.push(...page.items.slice(0, options.limit - runs.length));
+    const next = page.nextCursor ?? undefined;
+    // A repeated cursor would loop forever; an empty page ends the list too.
+    if (!next || next === cursor || page.items.length === 0) break;
+    cursor = next;
+  }
+  context.report(runs.length ? runs.map(runLine) : ['no runs'], { items: runs });
+}
