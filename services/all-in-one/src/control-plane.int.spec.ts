@@ -81,54 +81,72 @@ describe('control plane over HTTP', () => {
     });
 
     const valid = () => EXAMPLE.replace('name: release-audit', 'name: malformed-target');
-    const malformed: { name: string; body: string; path: string; message: RegExp | string }[] = [
-      { name: 'a wrong apiVersion', body: valid().replace('apiVersion: packetagent/v1', 'apiVersion: packetagent/v2'), path: 'apiVersion', message: /packetagent\/v1/ },
-      { name: 'a wrong type', body: valid().replace('maxIterations: 20', 'maxIterations: "twenty"'), path: 'bounds.maxIterations', message: /number/ },
-      { name: 'an unknown key', body: valid().replace('kind: Worker', 'kind: Worker\nowner: me'), path: 'owner', message: /unknown|not allowed|unrecognized/i },
-      { name: 'an unknown tool', body: valid().replace('tool: slack_post', 'tool: slack_dm'), path: 'tools[1].tool', message: /unknown tool "slack_dm"/ },
-      { name: 'an unknown verb', body: valid().replace('verbs: [GET]', 'verbs: [GET, TRACE]'), path: 'tools[0].verbs[1]', message: /TRACE/ },
-      { name: 'a bad cron expression', body: valid().replace('"0 9 * * 1-5"', '"0 25 * * *"'), path: 'triggers[0].cron', message: /cron/i },
-      { name: 'a cron that never fires', body: valid().replace('"0 9 * * 1-5"', '"0 9 30 2 *"'), path: 'triggers[0].cron', message: /never/i },
-      { name: 'a bad timezone', body: valid().replace('timezone: Europe/Paris', 'timezone: Mars/Olympus'), path: 'triggers[0].timezone', message: /time ?zone/i },
-      { name: 'a URL glob on every host', body: valid().replace('"https://ci.example.com/*"', '"https://*"'), path: 'tools[0].resources[0]', message: /not a URL origin or glob/ },
-      { name: 'a bare wildcard resource', body: valid().replace('"https://ci.example.com/*"', '"*"'), path: 'tools[0].resources[0]', message: /not a URL origin or glob/ },
-      { name: 'a negative budget', body: valid().replace('perRunUsd: 0.50', 'perRunUsd: -1'), path: 'budgets.perRunUsd', message: /greater than 0/ },
-      { name: 'a zero budget', body: valid().replace('perDeploymentDailyUsd: 5', 'perDeploymentDailyUsd: 0'), path: 'budgets.perDeploymentDailyUsd', message: /greater than 0/ },
-      { name: 'oversize instructions', body: valid().replace('instructions: |', `instructions: "${'x'.repeat(33_000)}"\nx-instructions: |`), path: 'instructions', message: /32768/ },
+    const ALLOWED_KEYS = 'apiVersion, kind, name, description, model, instructions, input, output, tools, budgets, bounds, exit, triggers, notifications';
+    const KNOWN_TOOLS = 'http_fetch, github_api, browser, run_command, files, git, slack_post, email_send, finish, ask_owner, propose_criteria, update_criteria';
+    const malformed: { name: string; body: string; path: string; message: string }[] = [
+      { name: 'a wrong apiVersion', body: valid().replace('apiVersion: packetagent/v1', 'apiVersion: packetagent/v2'), path: 'apiVersion', message: 'unsupported apiVersion "packetagent/v2" (supported: packetagent/v1)' },
+      { name: 'a wrong type', body: valid().replace('maxIterations: 20', 'maxIterations: "twenty"'), path: 'bounds.maxIterations', message: 'expected a number, got a string' },
+      { name: 'an unknown key', body: valid().replace('kind: Worker', 'kind: Worker\nowner: me'), path: 'owner', message: `unknown key (allowed: ${ALLOWED_KEYS})` },
+      { name: 'an unknown tool', body: valid().replace('tool: slack_post', 'tool: slack_dm'), path: 'tools[1].tool', message: `unknown tool "slack_dm" (known: ${KNOWN_TOOLS})` },
+      { name: 'an unknown verb', body: valid().replace('verbs: [GET]', 'verbs: [GET, TRACE]'), path: 'tools[0].verbs[1]', message: 'unknown verb "TRACE" for http_fetch (known: GET, HEAD, POST, PUT, PATCH, DELETE)' },
+      { name: 'a bad cron expression', body: valid().replace('"0 9 * * 1-5"', '"0 25 * * *"'), path: 'triggers[0].cron', message: 'invalid cron expression: Invalid value for hour: 25' },
+      { name: 'a cron that never fires', body: valid().replace('"0 9 * * 1-5"', '"0 9 30 2 *"'), path: 'triggers[0].cron', message: 'the cron expression never fires' },
+      { name: 'a bad timezone', body: valid().replace('timezone: Europe/Paris', 'timezone: Mars/Olympus'), path: 'triggers[0].timezone', message: 'unknown time zone "Mars/Olympus"' },
+      {
+        name: 'a URL glob on every host',
+        body: valid().replace('"https://ci.example.com/*"', '"https://*"'),
+        path: 'tools[0].resources[0]',
+        message: 'not a URL origin or glob: a wildcard is only allowed as a leading "*." followed by at least two labels',
+      },
+      { name: 'a bare wildcard resource', body: valid().replace('"https://ci.example.com/*"', '"*"'), path: 'tools[0].resources[0]', message: 'not a URL origin or glob' },
+      { name: 'a negative budget', body: valid().replace('perRunUsd: 0.50', 'perRunUsd: -1'), path: 'budgets.perRunUsd', message: 'must be greater than 0' },
+      { name: 'a zero budget', body: valid().replace('perDeploymentDailyUsd: 5', 'perDeploymentDailyUsd: 0'), path: 'budgets.perDeploymentDailyUsd', message: 'must be greater than 0' },
+      { name: 'oversize instructions', body: valid().replace('instructions: |', `instructions: "${'x'.repeat(33_000)}"\nx-instructions: |`), path: 'instructions', message: 'instructions exceed 32768 characters' },
       {
         name: 'a YAML alias bomb',
         body: `a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n`,
-        path: '(yaml)',
-        message: /alias/i,
+        path: '(yaml) 2:8',
+        message: 'aliases expand beyond the limit of 50: refused as a resource exhaustion attack',
       },
-      { name: 'a custom YAML tag', body: valid().replace('description: Verifies', 'description: !!js/function Verifies'), path: '(yaml)', message: /tag/i },
-      { name: 'a duplicate key', body: valid().replace('kind: Worker', 'kind: Worker\nkind: Worker'), path: '(yaml)', message: /unique|duplicate/i },
-      { name: 'a missing exit condition', body: valid().replace(/exit:\n {2}finish:\n {4}criteria:\n {6}- [^\n]*\n/, ''), path: 'exit', message: /required|expected/i },
-      { name: 'a path escaping the workspace', body: valid().replace('  - tool: http_fetch', '  - tool: files\n    verbs: [read]\n    resources: ["../secrets/*"]\n  - tool: http_fetch'), path: 'tools[0].resources[0]', message: /\.\./ },
+      {
+        name: 'a custom YAML tag',
+        body: valid().replace('description: Verifies', 'description: !!js/function Verifies'),
+        path: '(yaml) 6:14',
+        message: 'unknown tag !!js/function: tags outside the YAML core schema are not allowed',
+      },
+      { name: 'a duplicate key', body: valid().replace('kind: Worker', 'kind: Worker\nkind: Worker'), path: '(yaml) 5:1', message: 'duplicate key: mapping keys must be unique' },
+      { name: 'a missing exit condition', body: valid().replace(/exit:\n {2}finish:\n {4}criteria:\n {6}- [^\n]*\n/, ''), path: 'exit', message: 'required (exactly one of "finish" or "outputSchema")' },
+      {
+        name: 'a path escaping the workspace',
+        body: valid().replace('  - tool: http_fetch', '  - tool: files\n    verbs: [read]\n    resources: ["../secrets/*"]\n  - tool: http_fetch'),
+        path: 'tools[0].resources[0]',
+        message: 'not a relative path glob inside the run workspace: ".." escapes the run workspace',
+      },
     ];
 
-    it.each(malformed)('refuses $name with the path and the rule, writing nothing', async ({ body, path, message }) => {
-      const worker = await sut.request<{ id: string }>('POST', api('/workers'), { body: { name: `malformed-target` }, headers: bearer(owner) });
-      const workerId =
-        worker.status === 201
-          ? worker.body.id
-          : (await sut.request<{ items: { id: string; name: string }[] }>('GET', api('/workers'), { headers: bearer(owner) })).body.items.find((w) => w.name === 'malformed-target')!.id;
-      const before = await sut.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'worker.version_created'`);
+    describe('malformed definitions', () => {
+      let workerId: string;
 
-      const answer = await sut.request<{ errors: { path: string; message: string }[] }>('POST', api(`/workers/${workerId}/versions`), {
-        raw: body,
-        headers: { ...bearer(owner), ...yaml },
+      beforeAll(async () => {
+        workerId = (await sut.request<{ id: string }>('POST', api('/workers'), { body: { name: 'malformed-target' }, headers: bearer(owner) })).body.id;
       });
 
-      expect(answer.status).toBe(400);
-      expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      const issue = answer.body.errors.find((e) => e.path === path || e.path.startsWith(`${path} `) || e.path.startsWith(path));
-      expect(issue).toBeDefined();
-      expect(issue!.message).toMatch(message);
-      const after = await sut.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'worker.version_created'`);
-      expect(after.rows[0].n).toBe(before.rows[0].n);
-      const versions = await sut.request<{ items: unknown[] }>('GET', api(`/workers/${workerId}/versions`), { headers: bearer(owner) });
-      expect(versions.body.items).toEqual([]);
+      it.each(malformed)('refuses $name with the path and the rule, writing nothing', async ({ body, path, message }) => {
+        const before = await sut.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'worker.version_created'`);
+
+        const answer = await sut.request<{ errors: { path: string; message: string }[] }>('POST', api(`/workers/${workerId}/versions`), {
+          raw: body,
+          headers: { ...bearer(owner), ...yaml },
+        });
+
+        expect(answer.status).toBe(400);
+        expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(answer.body.errors).toContainEqual({ path, message });
+        const after = await sut.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'worker.version_created'`);
+        expect(after.rows[0].n).toBe(before.rows[0].n);
+        const versions = await sut.request<{ items: unknown[] }>('GET', api(`/workers/${workerId}/versions`), { headers: bearer(owner) });
+        expect(versions.body.items).toEqual([]);
+      });
     });
   });
 
