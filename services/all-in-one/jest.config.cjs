@@ -4,4 +4,5 @@ module.exports = {
   ...preset,
   displayName: 'all-in-one',
   rootDir: __dirname,
+  setupFilesAfterEnv: [require.resolve('../../libs/testing/jest/fastify-cookie.setup.cjs')],
 };

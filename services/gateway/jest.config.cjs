@@ -4,4 +4,5 @@ module.exports = {
   ...preset,
   displayName: 'gateway',
   rootDir: __dirname,
+  setupFilesAfterEnv: [require.resolve('../../libs/testing/jest/fastify-cookie.setup.cjs')],
 };

@@ -8,11 +8,6 @@ import { PolicyCommands } from '@packetagent/contracts';
 import { eventually, freePort } from '@packetagent/testing';
 import { startTestApp, type TestApp } from './testing/app.testkit';
 
-jest.mock('@fastify/cookie', () => {
-  const nodeLoader = require('node:module') as { _load(request: string, parent: null, isMain: boolean): unknown };
-  return nodeLoader._load(require.resolve('@fastify/cookie'), null, false);
-});
-
 const ROOT = resolve(__dirname, '../../..');
 const BIN = join(ROOT, 'tools/cli/bin/packetagent.js');
 

@@ -4,13 +4,6 @@ import { join } from 'node:path';
 import { roleHasPermission, ROLES, type Permission, type Role } from '@packetagent/contracts';
 import { bearer, startTestApp, type Answer, type TestApp } from './testing/app.testkit';
 
-// Jest's VM cannot run the dynamic import() with which @fastify/cookie loads the ESM-only
-// `cookie` package; the very same plugin loaded by Node's own loader can. Nothing is replaced.
-jest.mock('@fastify/cookie', () => {
-  const nodeLoader = require('node:module') as { _load(request: string, parent: null, isMain: boolean): unknown };
-  return nodeLoader._load(require.resolve('@fastify/cookie'), null, false);
-});
-
 const EXAMPLE = readFileSync(join(__dirname, '../../../examples/release-audit.worker.yaml'), 'utf8');
 const yaml = { 'content-type': 'application/yaml' };
 

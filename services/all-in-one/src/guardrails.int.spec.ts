@@ -6,11 +6,6 @@ import { BudgetCommands, openSealedCredential, PolicyCommands, recipientKeyPair,
 import { eventually } from '@packetagent/testing';
 import { bearer, startTestApp, type TestApp } from './testing/app.testkit';
 
-jest.mock('@fastify/cookie', () => {
-  const nodeLoader = require('node:module') as { _load(request: string, parent: null, isMain: boolean): unknown };
-  return nodeLoader._load(require.resolve('@fastify/cookie'), null, false);
-});
-
 const EXAMPLE = readFileSync(join(__dirname, '../../../examples/release-audit.worker.yaml'), 'utf8');
 
 describe('guardrails over HTTP', () => {

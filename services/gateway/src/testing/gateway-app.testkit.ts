@@ -16,14 +16,6 @@ import { GatewayModule } from '../gateway.module';
 import type { GatewayOptions } from '../gateway.options';
 import { hashPassword } from '../identity/passwords';
 
-// Jest runs modules in a VM that cannot execute the dynamic import() with which the cookie
-// plugin loads the ESM-only `cookie` package (it would need --experimental-vm-modules). The
-// very same plugin, loaded by Node's own loader outside the VM, can: nothing is replaced.
-jest.mock('@fastify/cookie', () => {
-  const nodeLoader = require('node:module') as { _load(request: string, parent: null, isMain: boolean): unknown };
-  return nodeLoader._load(require.resolve('@fastify/cookie'), null, false);
-});
-
 export const TEST_REDIS_URL = process.env['PACKETAGENT_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 /** Every line the app logged, so tests can assert what is (and is not) written. */
