@@ -1,14 +1,15 @@
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { roleHasPermission, ROLES, type Permission, type Role } from '@packetagent/contracts';
+import { webhookSignature } from '@packetagent/intake';
 import { bearer, startTestApp, type Answer, type TestApp } from './testing/app.testkit';
 
 const EXAMPLE = readFileSync(join(__dirname, '../../../examples/release-audit.worker.yaml'), 'utf8');
 const yaml = { 'content-type': 'application/yaml' };
 
+/** The signature header a webhook sender computes with the trigger's secret. */
 function sign(secret: string, timestamp: string, body: string): string {
-  return `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+  return `t=${timestamp},v1=${webhookSignature(secret, timestamp, Buffer.from(body))}`;
 }
 
 describe('control plane over HTTP', () => {

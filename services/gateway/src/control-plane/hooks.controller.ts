@@ -63,11 +63,11 @@ export class HooksController {
   }
 }
 
-/** The exact bytes received: Nest keeps them for JSON (rawBody: true); other parsers hand over text or a buffer. */
+/**
+ * The exact bytes received: Nest keeps them for JSON (rawBody: true); Fastify's text parser
+ * hands over the text, whose UTF-8 bytes are the body. Other media types are refused with 415.
+ */
 function rawBodyOf(request: RawBodyRequest<FastifyRequest>): Buffer {
   if (request.rawBody) return request.rawBody;
-  const body: unknown = request.body;
-  if (Buffer.isBuffer(body)) return body;
-  if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  return Buffer.alloc(0);
+  return typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : Buffer.alloc(0);
 }

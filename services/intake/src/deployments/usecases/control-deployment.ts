@@ -8,7 +8,7 @@ import { releasableRuns } from '../../runs/admission.decider';
 import { RunAdmission } from '../../runs/run-admission';
 import { decideDeployment, evolveDeployment, type DeploymentCommand, type DeploymentEvent } from '../deployment.decider';
 import { deploymentView, lockDeployment, type DeploymentRow } from '../deployment.rows';
-import { effectiveLimits, effectiveVersion, triggerBindings } from '../effective-version';
+import { effectiveLimits, effectiveVersion, triggerBindings, type EffectiveVersion } from '../effective-version';
 import { deactivateTriggers, syncTriggers } from '../trigger-table';
 
 export interface ControlDeployment {
@@ -36,7 +36,7 @@ export class ControlDeploymentUseCase {
       const row = rows[0];
       if (!row) throw new NotFoundError('deployment', command.deploymentId);
       const state = { status: row.status, statusReason: row.status_reason, version: row.version };
-      const decision = await this.command(client, command, row);
+      const { decision, rollbackTarget } = await this.command(client, command, row);
       const events = decideDeployment(decision, state);
       if (events.length === 0) return { ...deploymentView(row), webhooks: [] };
 
@@ -47,7 +47,7 @@ export class ControlDeploymentUseCase {
         events.map((event) => ({ type: event.type, data: event.data, actor: command.actor })),
         { workspaceId: row.workspace_id, client },
       );
-      const webhooks = await this.applyEffects(client, row, events, command.actor);
+      const webhooks = await this.applyEffects(client, row, events, command.actor, rollbackTarget);
       const updated = await client.query<DeploymentRow>(
         `UPDATE intake.deployments SET status = $2, status_reason = $3, stream_version = $4, updated_at = now()
           WHERE id = $1 RETURNING *`,
@@ -57,25 +57,38 @@ export class ControlDeploymentUseCase {
     });
   }
 
-  private async command(client: PoolClient, command: ControlDeployment, row: DeploymentRow): Promise<DeploymentCommand> {
+  /** The decider's command; a rollback also returns the target version it loaded, for its effects. */
+  private async command(
+    client: PoolClient,
+    command: ControlDeployment,
+    row: DeploymentRow,
+  ): Promise<{ decision: DeploymentCommand; rollbackTarget?: EffectiveVersion }> {
     switch (command.action) {
       case 'pause':
-        return { type: 'pause', reason: command.reason };
+        return { decision: { type: 'pause', reason: command.reason } };
       case 'resume':
-        return { type: 'resume', releasableRuns: releasableRuns({ activeRuns: row.active_runs, heldRuns: row.held_runs, maxConcurrentRuns: row.max_concurrent_runs }) };
+        return {
+          decision: {
+            type: 'resume',
+            releasableRuns: releasableRuns({ activeRuns: row.active_runs, heldRuns: row.held_runs, maxConcurrentRuns: row.max_concurrent_runs }),
+          },
+        };
       case 'revoke':
-        return { type: 'revoke', reason: command.reason ?? 'revoked by an operator' };
+        return { decision: { type: 'revoke', reason: command.reason ?? 'revoked by an operator' } };
       case 'rollback': {
         const target = await effectiveVersion(client, { workspaceId: row.workspace_id, workerId: row.worker_id, version: command.version }, row.overrides);
         return {
-          type: 'rollback',
-          target: {
-            version: target.version,
-            digest: target.digest,
-            effectiveDigest: target.effectiveDigest,
-            maxConcurrentRuns: target.effective.bounds.maxConcurrentRuns,
-            triggers: triggerBindings(row.id, target.effective),
-            limits: effectiveLimits(target.effective),
+          rollbackTarget: target,
+          decision: {
+            type: 'rollback',
+            target: {
+              version: target.version,
+              digest: target.digest,
+              effectiveDigest: target.effectiveDigest,
+              maxConcurrentRuns: target.effective.bounds.maxConcurrentRuns,
+              triggers: triggerBindings(row.id, target.effective),
+              limits: effectiveLimits(target.effective),
+            },
           },
         };
       }
@@ -87,6 +100,7 @@ export class ControlDeploymentUseCase {
     row: DeploymentRow,
     events: DeploymentEvent[],
     actor: ActorRef,
+    rollbackTarget: EffectiveVersion | undefined,
   ): Promise<{ triggerId: string; secret: string }[]> {
     const webhooks: { triggerId: string; secret: string }[] = [];
     for (const event of events) {
@@ -102,11 +116,11 @@ export class ControlDeploymentUseCase {
           break;
         case 'deployment.rolled_back': {
           const { data } = event;
-          const target = await effectiveVersion(client, { workspaceId: row.workspace_id, workerId: row.worker_id, version: data.version }, row.overrides);
+          if (!rollbackTarget) throw new Error('a rollback was decided without its target version');
           await client.query(
             `UPDATE intake.deployments SET version = $2, digest = $3, effective_digest = $4, effective = $5::jsonb, triggers = $6::jsonb,
                     max_concurrent_runs = $7 WHERE id = $1`,
-            [row.id, data.version, data.digest, data.effectiveDigest, JSON.stringify(target.effective), JSON.stringify(data.triggers), data.maxConcurrentRuns],
+            [row.id, data.version, data.digest, data.effectiveDigest, JSON.stringify(rollbackTarget.effective), JSON.stringify(data.triggers), data.maxConcurrentRuns],
           );
           webhooks.push(...(await syncTriggers(client, { id: row.id, workspaceId: row.workspace_id }, data.triggers)));
           break;
