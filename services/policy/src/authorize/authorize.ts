@@ -38,6 +38,7 @@ interface Verdict {
   needsTimer?: AttentionRow;
 }
 
+const GRANT_SET_CACHE_SIZE = 500;
 const ATTEMPTS = 8;
 
 const deny = (code: DecisionReasonCode, text: string, extra: Partial<Verdict> = {}): Verdict => ({ decision: 'deny', code, text, ...extra });
@@ -206,7 +207,19 @@ export class Authorize {
     };
   }
 
+  /**
+   * Compiled grants are immutable per effective digest, so a set read and verified once is kept
+   * (the most recently used few hundred): a call costs no read and no re-hash of its grants.
+   */
+  private readonly verifiedGrantSets = new Map<string, GrantSet>();
+
   private async grantSet(client: PoolClient, effectiveDigest: string): Promise<GrantSet | null> {
+    const cached = this.verifiedGrantSets.get(effectiveDigest);
+    if (cached) {
+      this.verifiedGrantSets.delete(effectiveDigest);
+      this.verifiedGrantSets.set(effectiveDigest, cached);
+      return cached;
+    }
     const { rows } = await client.query<{ grants: CompiledGrant[]; grants_digest: string }>(
       `SELECT grants, grants_digest FROM policy.grant_sets WHERE effective_digest = $1`,
       [effectiveDigest],
@@ -218,7 +231,10 @@ export class Authorize {
       this.options.log('error', 'compiled grants do not match their digest', { effectiveDigest });
       return null;
     }
-    return { effectiveDigest, grants: row.grants, grantsDigest: row.grants_digest };
+    const verified = { effectiveDigest, grants: row.grants, grantsDigest: row.grants_digest };
+    this.verifiedGrantSets.set(effectiveDigest, verified);
+    if (this.verifiedGrantSets.size > GRANT_SET_CACHE_SIZE) this.verifiedGrantSets.delete(this.verifiedGrantSets.keys().next().value!);
+    return verified;
   }
 
   private async record(client: PoolClient, request: AuthorizeRequest, verdict: Verdict): Promise<void> {
