@@ -11,3 +11,4 @@ export * from './lib/credential-grant';
 export * from './lib/vault';
 export * from './lib/policy';
 export * from './lib/budget';
+export * from './lib/execution';

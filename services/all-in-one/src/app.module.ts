@@ -7,6 +7,7 @@ import { AttentionRoutesModule, BudgetsRoutesModule, ControlPlaneModule, Credent
 import { IntakeModule } from '@packetagent/intake';
 import { PolicyModule } from '@packetagent/policy';
 import { SchedulerModule } from '@packetagent/scheduler';
+import { SupervisorModule } from '@packetagent/supervisor';
 import { VaultModule } from '@packetagent/vault';
 import { eventRegistry } from './event-registry';
 import type { Env } from './env';
@@ -15,6 +16,10 @@ import { ReadinessService } from './health/readiness.service';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsService } from './metrics/metrics.service';
 import { ENV } from './tokens';
+
+function commaList(value: string): string[] {
+  return value.split(',').map((item) => item.trim()).filter(Boolean);
+}
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 
@@ -82,6 +87,28 @@ export class AppModule {
           activateTimeoutMs: env.PACKETAGENT_SCHEDULER_ACTIVATE_TIMEOUT_MS,
           log,
         }),
+        ...(env.PACKETAGENT_SUPERVISOR_ENABLED
+          ? [
+              SupervisorModule.forRoot({
+                leaseMs: env.PACKETAGENT_SUPERVISOR_LEASE_MS,
+                concurrency: env.PACKETAGENT_SUPERVISOR_CONCURRENCY,
+                recoveryIntervalMs: env.PACKETAGENT_SUPERVISOR_RECOVERY_INTERVAL_MS,
+                stallTurns: env.PACKETAGENT_SUPERVISOR_STALL_TURNS,
+                dataDir: env.PACKETAGENT_DATA_DIR,
+                crashAfter: env.PACKETAGENT_FAULT_CRASH_AFTER,
+                providerEnv: env.providerEnv,
+                tools: {
+                  httpAllowPrivate: commaList(env.PACKETAGENT_HTTP_ALLOW_PRIVATE),
+                  httpIdempotencyKeyOrigins: commaList(env.PACKETAGENT_HTTP_IDEMPOTENCY_KEY_ORIGINS),
+                  httpMaxResponseBytes: env.PACKETAGENT_HTTP_MAX_RESPONSE_BYTES,
+                  httpTimeoutMs: env.PACKETAGENT_HTTP_TIMEOUT_MS,
+                  slackWebhookBaseUrl: env.PACKETAGENT_SLACK_WEBHOOK_BASE_URL,
+                  githubBaseUrl: env.PACKETAGENT_GITHUB_BASE_URL,
+                },
+                log,
+              }),
+            ]
+          : []),
       ],
       controllers: [HealthController, MetricsController],
       providers: [{ provide: ENV, useValue: env }, ReadinessService, MetricsService],

@@ -21,6 +21,30 @@ export const EnvSchema = z.object({
   /** Readiness fails when committed events have waited longer than this for the relay. */
   PACKETAGENT_READY_MAX_RELAY_LAG_MS: milliseconds.default(30_000),
   PACKETAGENT_LOG_FORMAT: z.enum(['text', 'json']).default('text'),
+  /** Whether this process drives runs (a gateway-only replica sets false). */
+  PACKETAGENT_SUPERVISOR_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  /** How long a supervisor's claim on a run lasts without renewal; a run whose holder died is taken over after it. */
+  PACKETAGENT_SUPERVISOR_LEASE_MS: z.coerce.number().int().min(500).default(15_000),
+  /** Runs one process drives at once. */
+  PACKETAGENT_SUPERVISOR_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+  /** How often runs whose claim lapsed are looked for. */
+  PACKETAGENT_SUPERVISOR_RECOVERY_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+  /** Model turns in a row without progress before a run ends failed(stalled). */
+  PACKETAGENT_SUPERVISOR_STALL_TURNS: z.coerce.number().int().min(1).max(100).default(3),
+  /**
+   * Test hook: the process kills itself (SIGKILL) right after appending an event of this type
+   * (`type` for the first, `type#n` for the n-th), to prove recovery. Refused in production mode.
+   */
+  PACKETAGENT_FAULT_CRASH_AFTER: z.string().regex(/^[a-z_]+\.[a-z_]+(#[1-9][0-9]*)?$/).optional(),
+  /** `host:port` pairs http_fetch may reach although they resolve to private addresses (comma-separated). */
+  PACKETAGENT_HTTP_ALLOW_PRIVATE: z.string().default(''),
+  /** Origins known to honour Idempotency-Key (comma-separated): their POST and PATCH are retried after a crash. */
+  PACKETAGENT_HTTP_IDEMPOTENCY_KEY_ORIGINS: z.string().default(''),
+  PACKETAGENT_HTTP_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1_024).default(1_048_576),
+  PACKETAGENT_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Replaces the origin of Slack incoming-webhook URLs (a proxy, or a local stand-in). */
+  PACKETAGENT_SLACK_WEBHOOK_BASE_URL: z.string().url().optional(),
+  PACKETAGENT_GITHUB_BASE_URL: z.string().url().default('https://api.github.com'),
   /** Sessions, login throttling. */
   PACKETAGENT_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
   /** Where the one-time setup token file is written on first run. */
@@ -70,9 +94,12 @@ export const EnvSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
 });
 
-export type Env = z.infer<typeof EnvSchema>;
+export type Env = z.infer<typeof EnvSchema> & { providerEnv: Record<string, string> };
 
 export class ConfigurationError extends Error {}
+
+/** Provider keys and endpoints, read by libs/providers (see its providerConfigFromEnv). */
+const PROVIDER_VARIABLE = /^((ANTHROPIC|OPENAI|GEMINI|GOOGLE|OPENROUTER|MINIMAX)_API_KEY|PACKETAGENT_(ANTHROPIC|OPENAI|GEMINI|OPENROUTER|MINIMAX|LOCAL)_[A-Z_]+|PACKETAGENT_PROVIDER_[A-Z_]+|PACKETAGENT_SCRIPTS_DIR|PACKETAGENT_MODEL_CATALOG_EXTRA)$/;
 
 export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const result = EnvSchema.safeParse(source);
@@ -80,5 +107,9 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigurationError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  return result.data;
+  const providerEnv = Object.fromEntries(Object.entries(source).filter(([key, value]) => PROVIDER_VARIABLE.test(key) && value !== undefined)) as Record<string, string>;
+  if (result.data.PACKETAGENT_FAULT_CRASH_AFTER && result.data.PACKETAGENT_VAULT_MODE === 'production') {
+    throw new ConfigurationError('invalid configuration:\n  PACKETAGENT_FAULT_CRASH_AFTER: a test hook, refused in production mode');
+  }
+  return { ...result.data, providerEnv };
 }

@@ -105,6 +105,11 @@ export class IntakeCommandHandlers {
     return this.runs.get(request.workspaceId, request.runId);
   }
 
+  @OnCommand(IntakeCommands.getPayload)
+  getPayload(request: Request<'getPayload'>) {
+    return this.runs.payload(request.workspaceId, request.payloadId);
+  }
+
   @OnCommand(IntakeCommands.listRuns)
   listRuns(request: Request<'listRuns'>) {
     return this.runs.list(request);

@@ -1,4 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { EVENT_REGISTRY } from '@packetagent/bus';
+import { registerIntakeEvents, registerRunExecutionEvents, type EventRegistry } from '@packetagent/contracts';
 import { IngestAlertsUseCase } from './alerts/ingest-alerts';
 import { ControlDeploymentUseCase } from './deployments/usecases/control-deployment';
 import { CreateDeploymentUseCase } from './deployments/usecases/create-deployment';
@@ -9,11 +11,15 @@ import { INTAKE_LIMITS, RunAdmission, type IntakeLimits } from './runs/run-admis
 import { ActivateUseCase } from './runs/usecases/activate';
 import { ReadRunsUseCase } from './runs/usecases/read-runs';
 import { PauseRunUseCase } from './runs/usecases/pause-run';
+import { RecordRunProgressUseCase } from './runs/usecases/record-run-progress';
+import { RunProgressConsumer } from './runs/run-progress.consumer';
 import { StopRunUseCase } from './runs/usecases/stop-run';
 import { DeliverWebhookUseCase } from './webhooks/deliver-webhook';
 import { CreateVersionUseCase } from './workers/usecases/create-version';
 import { CreateWorkerUseCase } from './workers/usecases/create-worker';
 import { ReadWorkersUseCase } from './workers/usecases/read-workers';
+
+const INTAKE_EVENT_SCHEMAS = Symbol('INTAKE_EVENT_SCHEMAS');
 
 export type IntakeOptions = Partial<IntakeLimits>;
 
@@ -30,6 +36,12 @@ export class IntakeModule {
       module: IntakeModule,
       providers: [
         { provide: INTAKE_LIMITS, useValue: limits },
+        {
+          // What it appends, and the supervisor's run events it follows, must decode here.
+          provide: INTAKE_EVENT_SCHEMAS,
+          useFactory: (registry: EventRegistry) => registerRunExecutionEvents(registerIntakeEvents(registry)),
+          inject: [EVENT_REGISTRY],
+        },
         RunAdmission,
         CreateWorkerUseCase,
         CreateVersionUseCase,
@@ -44,6 +56,8 @@ export class IntakeModule {
         StopRunUseCase,
         PauseRunUseCase,
         QueueTriggerConsumer,
+        RecordRunProgressUseCase,
+        RunProgressConsumer,
         IntakeCommandHandlers,
       ],
     };

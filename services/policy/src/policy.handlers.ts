@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { OnCommand } from '@packetagent/bus';
 import { PolicyCommands, type AttentionView, type AuthorizeRequest, type AuthorizeResult } from '@packetagent/contracts';
 import { AnswerAttention } from './attention/usecases/answer-attention';
+import { RaiseAttention } from './attention/usecases/raise-attention';
 import { ReadAttention } from './attention/usecases/read-attention';
 import { Authorize } from './authorize/authorize';
 
@@ -15,6 +16,7 @@ export class PolicyCommandHandlers {
     private readonly authorizeCall: Authorize,
     private readonly answerAttention: AnswerAttention,
     private readonly readAttention: ReadAttention,
+    private readonly raiseAttention: RaiseAttention,
   ) {}
 
   @OnCommand(PolicyCommands.authorize)
@@ -35,6 +37,11 @@ export class PolicyCommandHandlers {
   @OnCommand(PolicyCommands.listAttention)
   async list(request: Req<'listAttention'>): Promise<{ items: AttentionView[] }> {
     return { items: await this.readAttention.list(request.workspaceId, request.state, request.limit) };
+  }
+
+  @OnCommand(PolicyCommands.raiseAttention)
+  raise(request: Req<'raiseAttention'>): Promise<AttentionView> {
+    return this.raiseAttention.execute(request);
   }
 
   @OnCommand(PolicyCommands.getAttention)

@@ -3,6 +3,7 @@ import { EVENT_REGISTRY } from '@packetagent/bus';
 import { registerIntakeEvents, registerPolicyEvents, registerSchedulerEvents, type EventRegistry } from '@packetagent/contracts';
 import { DeadlineTimersConsumer } from './attention/deadline-timers.consumer';
 import { AnswerAttention } from './attention/usecases/answer-attention';
+import { RaiseAttention } from './attention/usecases/raise-attention';
 import { ReadAttention } from './attention/usecases/read-attention';
 import { Authorize } from './authorize/authorize';
 import { ApplyDeploymentEvent } from './deployments/apply-deployment-event';
@@ -37,6 +38,7 @@ export class PolicyModule {
         RunEventsConsumer,
         AnswerAttention,
         ReadAttention,
+        RaiseAttention,
         DeadlineTimersConsumer,
         Authorize,
         PolicyCommandHandlers,

@@ -19,6 +19,11 @@ export type MessageDecoder<T> = (message: JsMsg) => T;
 export interface HandlerContext {
   /** Tells JetStream the work goes on, so the delivery is not redelivered meanwhile. */
   working(): void;
+  /**
+   * Hands the message back to be delivered again after `delayMs` instead of acking it: for a
+   * message that is not this consumer's to act on yet (e.g. another replica holds the run).
+   */
+  defer(delayMs: number): void;
   deliveryCount: number;
   subject: string;
 }
@@ -35,6 +40,8 @@ export interface ConsumerRunnerOptions {
   maxDeliver?: number;
   ackWaitMs?: number;
   maxAckPending?: number;
+  /** Messages handled at once (at most maxAckPending); one by one by default, which keeps order. */
+  concurrency?: number;
   /** Delay before redelivery after a transient failure, by attempt (last value repeats), in milliseconds. */
   backoffMs?: number[];
   log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
@@ -60,7 +67,7 @@ function describe(error: unknown): { code: string; reason: string } {
 export class ConsumerRunner<T = DecodedEvent> {
   private messages: ConsumerMessages | null = null;
   private running: Promise<void> | null = null;
-  private inFlight: Promise<void> = Promise.resolve();
+  private readonly inFlight = new Set<Promise<void>>();
   private readonly js: JetStreamClient;
   private readonly options: Required<Omit<ConsumerRunnerOptions, 'log' | 'filter' | 'source'>> &
     Pick<ConsumerRunnerOptions, 'log' | 'filter' | 'source'>;
@@ -78,6 +85,7 @@ export class ConsumerRunner<T = DecodedEvent> {
       maxDeliver: 5,
       ackWaitMs: 30_000,
       maxAckPending: 1,
+      concurrency: 1,
       backoffMs: [250, 1_000, 5_000, 15_000],
       ...options,
     };
@@ -105,19 +113,20 @@ export class ConsumerRunner<T = DecodedEvent> {
     this.messages = await consumer.consume({ max_messages: Math.max(1, this.options.maxAckPending) });
     const messages = this.messages;
     this.running = (async () => {
+      const limit = Math.max(1, Math.min(this.options.concurrency, this.options.maxAckPending));
       for await (const message of messages) {
-        const work = this.process(message);
-        this.inFlight = work;
-        await work;
+        const work = this.process(message).finally(() => this.inFlight.delete(work));
+        this.inFlight.add(work);
+        if (this.inFlight.size >= limit) await Promise.race(this.inFlight);
       }
     })();
   }
 
-  /** Stops pulling, lets the message in hand finish, and returns. */
+  /** Stops pulling, lets the messages in hand finish, and returns. */
   async stop(): Promise<void> {
     if (!this.messages) return;
     await this.messages.close().catch(() => undefined);
-    await this.inFlight;
+    await Promise.all(this.inFlight);
     await this.running?.catch(() => undefined);
     this.messages = null;
     this.running = null;
@@ -142,9 +151,18 @@ export class ConsumerRunner<T = DecodedEvent> {
       },
       async () => {
         const keepAlive = setInterval(() => message.working(), Math.max(1_000, Math.floor(this.options.ackWaitMs / 2)));
+        let deferMs: number | null = null;
         try {
-          await this.handler(value, { working: () => message.working(), deliveryCount: message.info.deliveryCount, subject: message.subject });
-          await message.ackAck().catch(() => message.ack());
+          await this.handler(value, {
+            working: () => message.working(),
+            defer: (delayMs) => {
+              deferMs = Math.max(0, delayMs);
+            },
+            deliveryCount: message.info.deliveryCount,
+            subject: message.subject,
+          });
+          if (deferMs !== null) message.nak(deferMs);
+          else await message.ackAck().catch(() => message.ack());
         } catch (error) {
           if (isPermanent(error) || message.info.deliveryCount >= this.options.maxDeliver) {
             await this.deadLetter(message, error);

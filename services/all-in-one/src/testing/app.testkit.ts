@@ -48,7 +48,7 @@ export async function startTestApp(overrides: Record<string, string> = {}, repli
   const redis: TestRedis = replicaOf?.redis ?? (await createTestRedis());
   const dataDir = replicaOf?.dataDir ?? mkdtempSync(join(tmpdir(), 'pa-app-'));
   const setupToken = replicaOf?.setupToken ?? randomBytes(24).toString('base64url');
-  const port = await freePort();
+  const port = overrides['PACKETAGENT_PORT'] ? Number(overrides['PACKETAGENT_PORT']) : await freePort();
   const env = parseEnv({
     PACKETAGENT_PORT: String(port),
     PACKETAGENT_DATABASE_URL: db.url,
@@ -62,6 +62,8 @@ export async function startTestApp(overrides: Record<string, string> = {}, repli
     PACKETAGENT_RELAY_POLL_MS: '50',
     PACKETAGENT_RELAY_VERIFY_INTERVAL_MS: '0',
     PACKETAGENT_SCHEDULER_LEADER_RETRY_MS: '200',
+    // Control-plane suites keep runs where admission put them; execution suites turn it on.
+    PACKETAGENT_SUPERVISOR_ENABLED: 'false',
     ...overrides,
   });
   const logger = new ConsoleLogger('test', { logLevels: ['error'] });

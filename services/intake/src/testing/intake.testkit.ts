@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Test } from '@nestjs/testing';
 import type { INestApplicationContext } from '@nestjs/common';
-import { EventRegistry, registerIntakeEvents, type ActorRef } from '@packetagent/contracts';
+import { EventRegistry, registerIntakeEvents, registerRunExecutionEvents, type ActorRef } from '@packetagent/contracts';
 import { BusModule, CommandBus, topology } from '@packetagent/bus';
 import { EventStoreModule, PostgresEventStore } from '@packetagent/eventstore';
 import { createTestBus, createTestDatabase, testEnv, type TestBus, type TestDatabase } from '@packetagent/testing';
@@ -22,7 +22,7 @@ export interface IntakeHarness {
 export async function startIntake(options: IntakeOptions & { relay?: boolean } = {}): Promise<IntakeHarness> {
   const db = await createTestDatabase();
   const testBus = await createTestBus();
-  const registry = registerIntakeEvents(new EventRegistry());
+  const registry = registerRunExecutionEvents(registerIntakeEvents(new EventRegistry()));
   const topo = topology(testBus.prefix);
   const moduleRef = await Test.createTestingModule({
     imports: [

@@ -278,7 +278,7 @@ export class Authorize {
   }
 
   /** Until the scheduler holds the timer, the deadline is still enforced at use (see decideWithAttention). */
-  private async setDeadlineTimer(row: AttentionRow): Promise<void> {
+  async setDeadlineTimer(row: AttentionRow): Promise<void> {
     try {
       await this.bus.request(
         SchedulerCommands.setTimer,

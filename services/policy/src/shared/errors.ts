@@ -17,3 +17,13 @@ export class AttentionAlreadyAnsweredError extends DomainError {
     super(`attention ${attentionId} is already ${state}`);
   }
 }
+
+/** The run is not known to policy yet (its admission has not reached it); retry shortly. */
+export class UnknownRunError extends DomainError {
+  readonly code = 'policy_run_unknown';
+  override readonly retryable = true;
+
+  constructor(runId: string) {
+    super(`run ${runId} is not known to policy yet`);
+  }
+}

@@ -168,6 +168,12 @@ export const IntakeCommands = {
       activations: z.array(ActivationResultSchema.extend({ fingerprint: z.string(), status: z.enum(['firing', 'resolved']) })),
     }),
   ),
+  /** An activation input stored by reference (too large for the run's first event), for the supervisor. */
+  getPayload: defineCommand(
+    'intake.payloads.get',
+    z.object({ workspaceId, payloadId: entityId }),
+    z.object({ payloadId: entityId, digest: sha256, bytes: z.number().int().nonnegative(), content: z.json() }),
+  ),
   getRun: defineCommand('intake.runs.get', z.object({ workspaceId, runId: entityId }), RunSchema),
   listRuns: defineCommand(
     'intake.runs.list',

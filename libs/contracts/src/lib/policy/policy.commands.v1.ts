@@ -98,4 +98,24 @@ export const PolicyCommands = {
     z.object({ items: z.array(AttentionSchema) }),
   ),
   getAttention: defineCommand('policy.attention.get', attentionRef, AttentionSchema),
+  /**
+   * An attention that asks nothing of policy: a run tells a person what it could not settle
+   * itself (an effect whose outcome is unknown), with the evidence. Raising the same kind for
+   * the same run and effect again answers the record already raised.
+   */
+  raiseAttention: defineCommand(
+    'policy.attention.raise',
+    z.object({
+      workspaceId,
+      runId: z.string().regex(/^[A-Za-z0-9_:@-]{1,200}$/),
+      kind: z.enum(['uncertain_effect']),
+      tool: z.string().min(1).max(100),
+      verb: z.string().max(50),
+      resource: z.string().max(4096).nullable(),
+      /** Redacted before it is stored. */
+      arguments: z.json(),
+      requester: ActorSchema.default({ kind: 'service', id: 'supervisor' }),
+    }),
+    AttentionSchema,
+  ),
 } as const;

@@ -347,3 +347,17 @@ describe(parseWorkerDefinition.name, () => {
     });
   });
 });
+
+describe(validateWorkerDefinition.name, () => {
+  it('accepts its own output again when the definition grants control tools, which take no verbs', () => {
+    const d = draft();
+    d.tools.push({ tool: 'ask_owner' }, { tool: 'propose_criteria', approval: 'never' });
+    const parsed = parseWorkerDefinition(JSON.stringify(d), 'json');
+    expect(parsed.tools.find((grant) => grant.tool === 'ask_owner')).toMatchObject({ verbs: [], approval: 'always' });
+    expect(validateWorkerDefinition(JSON.parse(JSON.stringify(parsed)))).toEqual(parsed);
+  });
+
+  it('still refuses an empty verb list for a tool that takes verbs', () => {
+    expect(issuesAfter((d) => (d.tools[0]!['verbs'] = []))).toEqual([{ path: 'tools[0].verbs', message: 'must not be empty' }]);
+  });
+});

@@ -203,7 +203,8 @@ const RESOURCE_NOUN = { url: 'URL origins or globs', path: 'workspace path globs
 
 const RawGrant = strict({
   tool: z.string(),
-  verbs: z.array(z.string()).min(1).optional(),
+  // Empty only for tools that take no verbs: a stored definition spells their grant with `verbs: []`.
+  verbs: z.array(z.string()).optional(),
   resources: z.array(z.string().max(MAX_RESOURCE_LENGTH)).min(1).max(256).optional(),
   approval: ApprovalSchema.optional(),
   credentials: z.array(CredentialName).max(32).optional(),
@@ -228,10 +229,11 @@ function checkGrant(raw: z.output<typeof RawGrant>, ctx: z.core.$RefinementCtx, 
   const spec = KNOWN_TOOLS[tool];
   const before = ctx.issues.length;
   if (spec.resourceKind === 'none') {
-    if (raw.verbs) issue(['verbs'], `${tool} takes no verbs`);
+    if (raw.verbs?.length) issue(['verbs'], `${tool} takes no verbs`);
     if (raw.resources) issue(['resources'], `${tool} takes no resources`);
-    if (raw.credentials) issue(['credentials'], `${tool} takes no credentials`);
+    if (raw.credentials?.length) issue(['credentials'], `${tool} takes no credentials`);
   } else {
+    if (raw.verbs?.length === 0) issue(['verbs'], 'must not be empty');
     raw.verbs?.forEach((verb, index) => {
       if (!(spec.verbs as readonly string[]).includes(verb)) issue(['verbs', index], `unknown verb "${verb}" for ${tool} (known: ${spec.verbs.join(', ')})`);
     });
@@ -259,7 +261,7 @@ function checkGrant(raw: z.output<typeof RawGrant>, ctx: z.core.$RefinementCtx, 
   if (ctx.issues.length > before) return z.NEVER;
 
   const grant: ToolGrantOverride = { tool };
-  if (raw.verbs) grant.verbs = raw.verbs;
+  if (raw.verbs?.length) grant.verbs = raw.verbs;
   if (resources) grant.resources = resources;
   if (raw.approval) grant.approval = raw.approval;
   if (raw.credentials) grant.credentials = raw.credentials;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
-import type { RunState, RunView } from '@packetagent/contracts';
+import type { JsonValue, RunState, RunView } from '@packetagent/contracts';
 import { PG_POOL } from '@packetagent/eventstore';
 import { decodeCursor, encodeCursor } from '../../shared/database';
 import { NotFoundError } from '../../shared/errors';
@@ -14,6 +14,17 @@ export class ReadRunsUseCase {
     const { rows } = await this.pool.query<RunRow>('SELECT * FROM intake.runs WHERE id = $1 AND workspace_id = $2', [runId, workspaceId]);
     if (!rows[0]) throw new NotFoundError('run', runId);
     return runView(rows[0]);
+  }
+
+  /** A stored activation input; the workspace must match, so another tenant's id finds nothing. */
+  async payload(workspaceId: string, payloadId: string): Promise<{ payloadId: string; digest: string; bytes: number; content: JsonValue }> {
+    const { rows } = await this.pool.query<{ id: string; digest: string; bytes: number; content: JsonValue }>(
+      'SELECT id, digest, bytes, content FROM intake.payloads WHERE id = $1 AND workspace_id = $2',
+      [payloadId, workspaceId],
+    );
+    const row = rows[0];
+    if (!row) throw new NotFoundError('payload', payloadId);
+    return { payloadId: row.id, digest: row.digest.trim(), bytes: Number(row.bytes), content: row.content };
   }
 
   async list(query: {

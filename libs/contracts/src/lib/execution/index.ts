@@ -1,0 +1,1 @@
+export * from './run.events.v1';

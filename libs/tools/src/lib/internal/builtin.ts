@@ -1,0 +1,26 @@
+import type { JsonObject, JsonValue } from '@packetagent/contracts';
+import { oneLine } from './text';
+import type { HostResolver, OperationDescriptor, ToolContext, ToolOutcome, ToolsConfig } from '../tool.types';
+
+/** What handlers get besides their arguments and the call's context. */
+export interface ToolEnvironment {
+  config: ToolsConfig;
+  resolveHost: HostResolver;
+}
+
+/**
+ * A descriptor with its handler. Handlers stay inside the library: the registry, which checks
+ * the authorization first, is the only way to run one.
+ */
+export interface BuiltinTool<Args> {
+  descriptor: OperationDescriptor<Args>;
+  /** Absent for control tools, which the supervisor interprets. */
+  execute?(args: Args, ctx: ToolContext, env: ToolEnvironment): Promise<ToolOutcome>;
+}
+
+/** A failed outcome; the model sees the code and message, and any details the handler adds. */
+export function failure(code: string, message: string, details: JsonValue = null): ToolOutcome {
+  const output: JsonObject = { error: { code, message } };
+  if (details !== null) output['details'] = details;
+  return { ok: false, output, summary: `${code}: ${oneLine(message)}`, error: { code, message } };
+}

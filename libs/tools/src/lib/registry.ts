@@ -1,0 +1,163 @@
+import { canonicalJson, isKnownTool, sha256Hex, TOOL_NAMES, type JsonValue, type ToolName } from '@packetagent/contracts';
+import { toolsConfig } from './config';
+import { BUILTIN_TOOLS } from './builtins';
+import { ToolAbortedError, ToolArgumentsError, ToolFailure, ToolNotAuthorizedError } from './errors';
+import { failure, type BuiltinTool, type ToolEnvironment } from './internal/builtin';
+import { issuesOf } from './internal/schema';
+import { MODEL_TEXT_LIMIT, truncateText } from './internal/text';
+import { systemResolver } from './net/destination';
+import type { CallAuthorization, HostResolver, OperationDescriptor, PlannedCall, ToolContext, ToolOutcome, ToolsConfig, ToolSpec } from './tool.types';
+
+export interface ToolRegistryOptions {
+  /** Missing settings take their defaults (see ToolsConfigSchema). */
+  config?: Partial<ToolsConfig>;
+  /** Resolves host names for the network tools; the system resolver when absent (tests inject one). */
+  resolveHost?: HostResolver;
+}
+
+/** Largest output (as JSON text) an outcome hands back, whatever a handler produced. */
+const OUTCOME_OUTPUT_LIMIT = 2 * MODEL_TEXT_LIMIT;
+
+/** Secrets shorter than this are not searched for in outcomes: they would match ordinary text. */
+const SCRUB_MIN_LENGTH = 6;
+
+function scrubText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join('***');
+  return out;
+}
+
+function scrubJson(value: JsonValue, secrets: readonly string[]): JsonValue {
+  if (typeof value === 'string') return scrubText(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => scrubJson(item, secrets));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrubText(key, secrets), scrubJson(item, secrets)]));
+  return value;
+}
+
+/** Every form in which a credential value could come back: as given, and as sent in Basic auth. */
+function secretForms(credentials: Readonly<Record<string, string>>): string[] {
+  const forms = new Set<string>();
+  for (const value of Object.values(credentials)) {
+    if (value.length < SCRUB_MIN_LENGTH) continue;
+    forms.add(value);
+    forms.add(Buffer.from(value, 'utf8').toString('base64'));
+    forms.add(Buffer.from(`x-access-token:${value}`, 'utf8').toString('base64'));
+    forms.add(encodeURIComponent(value));
+  }
+  // Longest first, so a secret containing another is replaced whole.
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+function boundOutput(output: JsonValue): JsonValue {
+  const text = canonicalJson(output);
+  if (text.length <= OUTCOME_OUTPUT_LIMIT) return output;
+  return { truncatedOutput: truncateText(text, OUTCOME_OUTPUT_LIMIT).text, truncated: true };
+}
+
+/**
+ * The only way to run a tool: describe tools to the model, plan a call from the model's
+ * arguments (validated, with its verb, resource and digest for policy), and execute it with an
+ * allow decision for exactly that call.
+ */
+export class ToolRegistry {
+  private readonly environment: ToolEnvironment;
+
+  constructor(options: ToolRegistryOptions = {}) {
+    this.environment = { config: toolsConfig(options.config), resolveHost: options.resolveHost ?? systemResolver };
+  }
+
+  get config(): ToolsConfig {
+    return this.environment.config;
+  }
+
+  /** The policy-facing descriptor of a tool (its handler is not part of it). */
+  descriptor(name: ToolName): OperationDescriptor<unknown> {
+    return this.builtin(name).descriptor;
+  }
+
+  /** Tools as the model is shown them, in the order asked. */
+  describe(tools: readonly ToolName[]): Array<ToolSpec> {
+    return tools.map((name) => {
+      const { description, parameters } = this.builtin(name).descriptor;
+      return { name, description, parameters };
+    });
+  }
+
+  /**
+   * Validates the model's call and derives everything policy, budget and the effect log need.
+   * Throws ToolArgumentsError (each issue with its path) for an unknown tool or bad arguments.
+   */
+  plan(callId: string, name: string, rawArgs: unknown): PlannedCall {
+    if (!isKnownTool(name)) {
+      throw new ToolArgumentsError(name, [{ path: '(tool)', message: `unknown tool "${name}"; known tools: ${TOOL_NAMES.join(', ')}` }]);
+    }
+    const { descriptor } = this.builtin(name);
+    const parsed = descriptor.argsSchema.safeParse(rawArgs);
+    if (!parsed.success) throw new ToolArgumentsError(name, issuesOf(parsed.error));
+    const args = parsed.data;
+    const verb = descriptor.verb(args);
+    const resource = descriptor.resource(args);
+    const redactedArgs = descriptor.redact(args);
+    return {
+      callId,
+      tool: name,
+      verb,
+      resource,
+      mutating: descriptor.mutating(args, this.environment.config),
+      idempotentByKey: descriptor.idempotentByKey(args, this.environment.config),
+      credentials: descriptor.credentials(args),
+      args,
+      redactedArgs,
+      callDigest: sha256Hex(canonicalJson({ tool: name, verb, resource, redactedArgs })),
+      control: descriptor.control === true,
+    };
+  }
+
+  /**
+   * Runs a planned call that policy allowed. Refuses (ToolNotAuthorizedError) anything but an
+   * allow for this very call, and control tools. Failures of the tool come back as
+   * `{ok: false, error}`; an abort through ctx.signal throws ToolAbortedError.
+   */
+  async execute(planned: PlannedCall, authorization: CallAuthorization, ctx: ToolContext): Promise<ToolOutcome> {
+    if (!isKnownTool(planned.tool)) throw new ToolNotAuthorizedError(`unknown tool "${String(planned.tool)}"`);
+    const builtin = this.builtin(planned.tool);
+    if (planned.control || builtin.descriptor.control || !builtin.execute) {
+      throw new ToolNotAuthorizedError(`${planned.tool} is a control tool: the supervisor interprets it, the registry never executes it`);
+    }
+    if (authorization.decision !== 'allow') throw new ToolNotAuthorizedError(`policy answered ${authorization.decision} for this call`);
+    const mismatch = (['tool', 'verb', 'resource', 'callDigest'] as const).filter((field) => authorization[field] !== planned[field]);
+    if (mismatch.length > 0) throw new ToolNotAuthorizedError(`the authorization is for another call (${mismatch.join(', ')} differ)`);
+    // The call is derived again from its arguments, so a PlannedCall altered after planning
+    // cannot run under the digest another call was allowed with.
+    let replanned: PlannedCall;
+    try {
+      replanned = this.plan(planned.callId, planned.tool, planned.args);
+    } catch (error) {
+      throw new ToolNotAuthorizedError('the planned call no longer matches its arguments', { cause: error });
+    }
+    if (replanned.callDigest !== planned.callDigest || replanned.verb !== planned.verb || replanned.resource !== planned.resource) {
+      throw new ToolNotAuthorizedError('the planned call no longer matches its arguments');
+    }
+    if (ctx.signal.aborted) throw new ToolAbortedError(`${planned.tool} call ${planned.callId} was aborted before it started`, { cause: ctx.signal.reason });
+
+    const secrets = secretForms(ctx.credentials);
+    let outcome: ToolOutcome;
+    try {
+      outcome = await builtin.execute(replanned.args, ctx, this.environment);
+    } catch (error) {
+      if (ctx.signal.aborted) throw new ToolAbortedError(`${planned.tool} call ${planned.callId} was aborted`, { cause: ctx.signal.reason });
+      if (error instanceof ToolFailure) outcome = failure(error.code, error.message, error.output);
+      else outcome = failure('tool_failed', `${planned.tool} failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return {
+      ok: outcome.ok,
+      output: boundOutput(scrubJson(outcome.output, secrets)),
+      summary: scrubText(outcome.summary, secrets),
+      ...(outcome.error ? { error: { code: outcome.error.code, message: scrubText(outcome.error.message, secrets) } } : {}),
+    };
+  }
+
+  private builtin(name: ToolName): BuiltinTool<unknown> {
+    return BUILTIN_TOOLS[name];
+  }
+}

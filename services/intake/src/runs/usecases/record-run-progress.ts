@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { isTerminal, runStateAfter, type DecodedEvent } from '@packetagent/contracts';
+import { PostgresEventStore } from '@packetagent/eventstore';
+import { releasableRuns } from '../admission.decider';
+import { RunAdmission } from '../run-admission';
+import { lockDeployment, type DeploymentRow } from '../../deployments/deployment.rows';
+import type { RunRow } from '../run.rows';
+
+const INTAKE = { kind: 'service', id: 'intake' } as const;
+
+/**
+ * Follows the supervisor's events on a run: the run's state for reads, and on a terminal event
+ * the concurrency slot it held, which goes to the oldest held run of its deployment. A run
+ * already terminal stays as it is, so a redelivered or late event changes nothing.
+ */
+@Injectable()
+export class RecordRunProgressUseCase {
+  constructor(
+    private readonly store: PostgresEventStore,
+    private readonly admission: RunAdmission,
+  ) {}
+
+  async execute(event: DecodedEvent): Promise<void> {
+    const state = runStateAfter(event.type);
+    if (!state || !event.stream.startsWith('run-')) return;
+    const runId = event.stream.slice('run-'.length);
+    await this.store.transaction(async (client) => {
+      const found = await client.query<{ deployment_id: string; state: RunRow['state'] }>(
+        'SELECT deployment_id, state FROM intake.runs WHERE id = $1 AND workspace_id = $2',
+        [runId, event.workspaceId],
+      );
+      const current = found.rows[0];
+      if (!current || isTerminal(current.state) || current.state === state) return;
+      // Deployment first, then run: the lock order every admission path uses.
+      const deployment = (await client.query<DeploymentRow>(lockDeployment, [current.deployment_id, event.workspaceId])).rows[0]!;
+      const { rows } = await client.query<RunRow>(
+        `UPDATE intake.runs SET state = $2, updated_at = now()
+          WHERE id = $1 AND state NOT IN ('succeeded','failed','cancelled','abandoned','rejected','expired','revoked','budget_exhausted','timed_out')
+          RETURNING *`,
+        [runId, state],
+      );
+      const run = rows[0];
+      if (!run || !isTerminal(state) || run.hold !== null) return;
+      const counts = await client.query<DeploymentRow>(
+        'UPDATE intake.deployments SET active_runs = GREATEST(active_runs - 1, 0), updated_at = now() WHERE id = $1 RETURNING *',
+        [deployment.id],
+      );
+      const after = counts.rows[0]!;
+      if (after.status !== 'active') return;
+      const free = releasableRuns({ activeRuns: after.active_runs, heldRuns: after.held_runs, maxConcurrentRuns: after.max_concurrent_runs });
+      if (free > 0) await this.admission.releaseHeld(client, after, free, INTAKE);
+    });
+  }
+}

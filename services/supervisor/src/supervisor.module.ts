@@ -1,0 +1,49 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { EVENT_REGISTRY } from '@packetagent/bus';
+import { registerIntakeEvents, registerPolicyEvents, registerRunExecutionEvents, registerSchedulerEvents, type EventRegistry } from '@packetagent/contracts';
+import { envProviderKeys, ProviderRouter, providerConfigFromEnv } from '@packetagent/providers';
+import { ToolRegistry, toolsConfig } from '@packetagent/tools';
+import { RunClaims } from './claims/run-claims';
+import { SupervisorEngine } from './engine/supervisor-engine';
+import { WakeConsumer } from './engine/wake.consumer';
+import { RunDefinitions } from './execution/run-definitions';
+import { PROVIDER_ROUTER, resolveSupervisorOptions, SUPERVISOR_OPTIONS, TOOL_REGISTRY, type SupervisorModuleOptions } from './supervisor.options';
+
+const SUPERVISOR_EVENT_SCHEMAS = Symbol('SUPERVISOR_EVENT_SCHEMAS');
+
+/**
+ * Drives admitted runs. Needs the global providers of BusModule and EventStoreModule; reaches
+ * intake, policy, budget, vault and the scheduler only through their commands and events.
+ */
+@Module({})
+export class SupervisorModule {
+  static forRoot(options: SupervisorModuleOptions = {}): DynamicModule {
+    const resolved = resolveSupervisorOptions(options);
+    return {
+      module: SupervisorModule,
+      providers: [
+        { provide: SUPERVISOR_OPTIONS, useValue: resolved },
+        {
+          // The run events it folds and appends, and the answers and timers that wake runs.
+          provide: SUPERVISOR_EVENT_SCHEMAS,
+          useFactory: (registry: EventRegistry) => registerRunExecutionEvents(registerSchedulerEvents(registerPolicyEvents(registerIntakeEvents(registry)))),
+          inject: [EVENT_REGISTRY],
+        },
+        {
+          provide: PROVIDER_ROUTER,
+          useFactory: () => {
+            if (options.router) return options.router;
+            const env = options.providerEnv ?? process.env;
+            return new ProviderRouter({ config: providerConfigFromEnv(env), keys: envProviderKeys(env) });
+          },
+        },
+        { provide: TOOL_REGISTRY, useFactory: () => options.registry ?? new ToolRegistry({ config: toolsConfig(resolved.tools) }) },
+        RunClaims,
+        RunDefinitions,
+        SupervisorEngine,
+        WakeConsumer,
+      ],
+      exports: [SupervisorEngine],
+    };
+  }
+}
