@@ -375,11 +375,7 @@ export class RunExecution {
     const decision = await this.authorize(planned);
     const decided = this.decisionEvent(planned, decision);
     const resumed: Emit[] = this.state.waiting ? [{ type: 'run.resumed', data: { reason: decision.reason.code } }] : [];
-    if (decision.decision === 'approval_required') {
-      if (this.state.waiting?.attentionId === (decision.approvalId ?? null)) return { status: 'waiting', waitingOn: decision.approvalId ?? null };
-      await this.commit([decided, { type: 'run.waiting', data: { reason: 'approval', attentionId: decision.approvalId ?? null, callId: call.callId } }]);
-      return { status: 'waiting', waitingOn: decision.approvalId ?? null };
-    }
+    if (decision.decision === 'approval_required') return this.awaitApproval(call, decision, decided, 'approval');
     if (decision.decision === 'deny') return this.denied(call, planned, decision, decided, resumed);
 
     const credentials = await this.resolveCredentials(decision);
@@ -409,6 +405,14 @@ export class RunExecution {
     };
     await this.commit([...resumed, decided, this.preparedEvent(effect)]);
     return this.performEffect(call, planned, authorization, credentials, effect, action.id);
+  }
+
+  /** Parks the run until the person answers; a run already parked on the same request stays as it is. */
+  private async awaitApproval(call: PendingCall, decision: AuthorizeResult, decided: Emit, reason: 'approval' | 'question'): Promise<DriveOutcome> {
+    const attentionId = decision.approvalId ?? null;
+    if (this.state.waiting && this.state.waiting.attentionId === attentionId) return { status: 'waiting', waitingOn: attentionId };
+    await this.commit([decided, { type: 'run.waiting', data: { reason, attentionId, callId: call.callId } }]);
+    return { status: 'waiting', waitingOn: attentionId };
   }
 
   private preparedEvent(effect: EffectRecord): Emit {
@@ -478,10 +482,13 @@ export class RunExecution {
       });
     }
     const decision = await this.authorize(planned);
-    if (decision.decision !== 'allow') return this.denied(call, planned, decision, this.decisionEvent(planned, decision), []);
+    const decided = this.decisionEvent(planned, decision);
+    const resumed: Emit[] = this.state.waiting ? [{ type: 'run.resumed', data: { reason: decision.reason.code } }] : [];
+    if (decision.decision === 'approval_required') return this.awaitApproval(call, decision, decided, 'approval');
+    if (decision.decision === 'deny') return this.denied(call, planned, decision, decided, resumed);
     const credentials = await this.resolveCredentials(decision);
     const retry: EffectRecord = { ...effect, attempt: effect.attempt + 1 };
-    await this.commit([this.decisionEvent(planned, decision), this.preparedEvent(retry)]);
+    await this.commit([...resumed, decided, this.preparedEvent(retry)]);
     const authorization = { decision: decision.decision, tool: planned.tool, verb: planned.verb, resource: planned.resource, callDigest: planned.callDigest };
     return this.performEffect(call, planned, authorization, credentials, retry, null);
   }
@@ -552,11 +559,7 @@ export class RunExecution {
         const decision = await this.authorize(planned);
         const decided = this.decisionEvent(planned, decision);
         const resumed: Emit[] = this.state.waiting ? [{ type: 'run.resumed', data: { reason: decision.reason.code } }] : [];
-        if (decision.decision === 'approval_required') {
-          if (this.state.waiting?.attentionId === (decision.approvalId ?? null)) return { status: 'waiting', waitingOn: decision.approvalId ?? null };
-          await this.commit([decided, { type: 'run.waiting', data: { reason: 'question', attentionId: decision.approvalId ?? null, callId: call.callId } }]);
-          return { status: 'waiting', waitingOn: decision.approvalId ?? null };
-        }
+        if (decision.decision === 'approval_required') return this.awaitApproval(call, decision, decided, 'question');
         if (decision.decision === 'deny') return this.denied(call, planned, decision, decided, resumed);
         return this.answer(call, { ok: true, output: { answered: true, approved: true, reason: decision.reason.text }, summary: 'the owner approved' }, false, [...resumed, decided]);
       }
