@@ -203,4 +203,102 @@ describe('run execution', () => {
     expect(first).toMatchObject({ data: { ok: false, executed: false } });
     expect(far.requests).toEqual([]);
   });
+
+  it('ends a run whose model makes no progress for three turns as failed(stalled)', async () => {
+    env.writeScript('idle', `turns:\n${'  - { text: "I am thinking about it." }\n'.repeat(4)}`);
+    const deploymentId = await env.deploy(worker('idle', 'tools: []\nexit: { finish: { criteria: [done] } }'));
+    const runId = await env.startRun(deploymentId);
+    expect(await env.waitForState(runId, terminal)).toBe('failed');
+    expect((await env.events(runId)).at(-1)).toMatchObject({ type: 'run.failed', data: { reason: 'stalled' } });
+  });
+
+  it('finishes a run with an output schema only with an output that matches it', async () => {
+    env.writeScript('structured', [
+      'turns:',
+      '  - toolCalls: [{ name: finish, arguments: { summary: first, output: { count: "three" } } }]',
+      '  - toolCalls: [{ name: finish, arguments: { summary: second, output: { count: 3 } } }]',
+    ].join('\n'));
+    const deploymentId = await env.deploy(worker('structured', 'tools: []\nexit: { outputSchema: { type: object, required: [count], properties: { count: { type: integer } } } }'));
+    const runId = await env.startRun(deploymentId);
+    expect(await env.waitForState(runId, terminal)).toBe('succeeded');
+    const events = await env.events(runId);
+    expect(events.filter((event) => event.type === 'run.tool_result').map((event) => event.data['ok'])).toEqual([false, true]);
+    expect(events.at(-1)).toMatchObject({ type: 'run.succeeded', data: { output: { count: 3 } } });
+  });
+
+  it('parks a run on ask_owner until a person answers, then hands the answer to the model', async () => {
+    env.writeScript('asker', [
+      'turns:',
+      '  - toolCalls: [{ name: ask_owner, arguments: { question: "Ship it?" } }]',
+      '  - toolCalls: [{ name: finish, arguments: { summary: asked, criteria: [{ criterion: done, met: true }] } }]',
+    ].join('\n'));
+    const deploymentId = await env.deploy(worker('asker', 'tools: [{ tool: ask_owner }]\nexit: { finish: { criteria: [done] } }'));
+    const runId = await env.startRun(deploymentId);
+    await env.waitForState(runId, ['waiting']);
+    expect((await env.events(runId)).at(-1)).toMatchObject({ type: 'run.waiting', data: { reason: 'question' } });
+    await approveOpen(runId);
+    expect(await env.waitForState(runId, terminal)).toBe('succeeded');
+    const answer = (await env.events(runId)).find((event) => event.type === 'run.tool_result');
+    expect(answer).toMatchObject({ data: { tool: 'ask_owner', ok: true, output: { answered: true, approved: true } } });
+  });
+
+  it('compacts older turns near the model\'s context window and goes on', async () => {
+    far.respond = () => ({ status: 200, body: 'x'.repeat(2_400) });
+    const fetch = `{ name: http_fetch, arguments: { url: "${far.origin}/page" } }`;
+    env.writeScript('chatty', `contextWindow: 4096\nturns:\n${`  - toolCalls: [${fetch}]\n`.repeat(6)}  - toolCalls: [{ name: finish, arguments: { summary: read, criteria: [{ criterion: done, met: true }] } }]\n`);
+    const deploymentId = await env.deploy(
+      worker('chatty', `tools: [{ tool: http_fetch, verbs: [GET], resources: ["${far.origin}/*"], approval: never }]\nexit: { finish: { criteria: [done] } }`).replace(
+        'model: chatty }',
+        'model: chatty, maxOutputTokens: 256 }',
+      ),
+    );
+    const runId = await env.startRun(deploymentId);
+    try {
+      expect(await env.waitForState(runId, terminal)).toBe('succeeded');
+    } finally {
+      far.respond = () => ({ status: 200, body: 'ok' });
+    }
+    expect((await env.events(runId)).some((event) => event.type === 'run.compacted')).toBe(true);
+  });
+
+  it('ends a run as failed(context_exhausted) when even its latest turn does not fit the window', async () => {
+    far.respond = () => ({ status: 200, body: 'y'.repeat(30_000) });
+    env.writeScript('flooded', `contextWindow: 4096\nturns:\n  - toolCalls: [{ name: http_fetch, arguments: { url: "${far.origin}/huge" } }]\n  - { text: never reached }\n`);
+    const deploymentId = await env.deploy(
+      worker('flooded', `tools: [{ tool: http_fetch, verbs: [GET], resources: ["${far.origin}/*"], approval: never }]\nexit: { finish: { criteria: [done] } }`).replace(
+        'model: flooded }',
+        'model: flooded, maxOutputTokens: 256 }',
+      ),
+    );
+    const runId = await env.startRun(deploymentId);
+    try {
+      expect(await env.waitForState(runId, terminal)).toBe('failed');
+    } finally {
+      far.respond = () => ({ status: 200, body: 'ok' });
+    }
+    expect((await env.events(runId)).at(-1)).toMatchObject({ type: 'run.failed', data: { reason: 'context_exhausted' } });
+  });
+
+  it('quarantines a run whose stored history was tampered with, and does nothing more for it', async () => {
+    env.writeScript('tampered', `turns:\n  - toolCalls: [{ name: http_fetch, arguments: { url: "${far.origin}/x", method: POST, body: "y" } }]\n`);
+    const deploymentId = await env.deploy(worker('tampered', `tools: [{ tool: http_fetch, verbs: [POST], resources: ["${far.origin}/*"], approval: always }]\nexit: { finish: { criteria: [done] } }`));
+    const runId = await env.startRun(deploymentId);
+    await env.waitForState(runId, ['waiting']);
+    const client = await env.sut.db.pool.connect();
+    try {
+      await client.query("SET session_replication_role = 'replica'");
+      await client.query(`UPDATE events SET data = jsonb_set(data, '{text}', '"edited"') WHERE stream_id = $1 AND type = 'run.model_turn'`, [`run-${runId}`]);
+      await client.query("SET session_replication_role = 'origin'");
+    } finally {
+      client.release();
+    }
+    await approveOpen(runId);
+    const quarantined = await eventually(async () => {
+      const { rows } = await env.sut.db.pool.query<{ status: string; quarantine_reason: string }>('SELECT status, quarantine_reason FROM supervisor.runs WHERE run_id = $1', [runId]);
+      return rows[0]?.status === 'quarantined' && rows[0];
+    }, { what: 'the run to be quarantined' });
+    expect(quarantined.quarantine_reason).toMatch(/does not match its digest/);
+    expect(far.requests).toEqual([]);
+    expect(await env.runState(runId)).toBe('waiting');
+  });
 });

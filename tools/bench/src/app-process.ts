@@ -97,71 +97,137 @@ export async function request<T>(url: string, method: string, options: { body?: 
   return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
 }
 
-export async function startApp(): Promise<App> {
-  ensureBuilt();
-  // Empty: the app migrates its database itself, as in production.
-  const db = await createTestDatabase({ empty: true });
-  const cleanups: (() => Promise<void>)[] = [() => db.drop()];
-  let child: ChildProcess | null = null;
-  let output = '';
-  const stop = async () => {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const exited = await Promise.race([exitOf(child).then(() => true), sleep(20_000).then(() => false)]);
-      if (!exited) child.kill('SIGKILL');
-    }
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+/** Postgres, NATS and Redis for app processes, shared by them as replicas of one deployment share them. */
+export interface Infrastructure {
+  /** Empty when created: the first app process migrates it, as in production. */
+  db: TestDatabase;
+  bus: TestBus;
+  redis: TestRedis;
+  dataDir: string;
+  setupToken: string;
+  cleanup(): Promise<void>;
+}
+
+export async function startInfrastructure(): Promise<Infrastructure> {
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const step of cleanups.reverse()) await step().catch(() => undefined);
   };
   try {
+    const db = await createTestDatabase({ empty: true });
+    cleanups.push(() => db.drop());
     const bus = await createTestBus();
     cleanups.push(() => bus.cleanup());
-    const redis: TestRedis = await createTestRedis();
+    const redis = await createTestRedis();
     cleanups.push(() => redis.cleanup());
     const dataDir = mkdtempSync(join(tmpdir(), 'pa-bench-'));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-    const port = await freePort();
-    const setupToken = randomBytes(24).toString('base64url');
-    child = spawn(process.execPath, [ENTRY], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PACKETAGENT_PORT: String(port),
-        PACKETAGENT_DATABASE_URL: db.url,
-        PACKETAGENT_DATABASE_POOL_SIZE: '20',
-        PACKETAGENT_NATS_URL: testEnv.natsUrl,
-        PACKETAGENT_BUS_PREFIX: bus.prefix,
-        PACKETAGENT_REDIS_URL: redis.url,
-        PACKETAGENT_REDIS_KEY_PREFIX: redis.keyPrefix,
-        PACKETAGENT_DATA_DIR: dataDir,
-        PACKETAGENT_SETUP_TOKEN: setupToken,
-        PACKETAGENT_LOG_FORMAT: 'json',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const started = child;
-    // Only the tail is kept, to explain a failed start.
-    const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-16_000));
-    started.stdout?.on('data', keep);
-    started.stderr?.on('data', keep);
-    // A crash of this process must not leave the app running.
-    const killOnExit = () => started.kill('SIGKILL');
-    process.once('exit', killOnExit);
-    cleanups.push(async () => void process.off('exit', killOnExit));
+    return { db, bus, redis, dataDir, setupToken: randomBytes(24).toString('base64url'), cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
 
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const crashed = exitOf(started).then((code) => Promise.reject(new Error(`the app exited with code ${String(code)}:\n${output}`)));
-    const ready = eventually(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, { timeoutMs: 60_000, intervalMs: 100, what: 'the app to be ready' });
-    // The app's exit at stop() rejects this too; that is expected then.
-    crashed.catch(() => undefined);
-    await Promise.race([ready, crashed]).catch((error: unknown) => {
-      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${output}`);
-    });
+/** One compiled app process on shared infrastructure. */
+export interface AppProcess {
+  name: string;
+  baseUrl: string;
+  child: ChildProcess;
+  /** Resolves when the process has exited, however it ended. */
+  exited: Promise<number | null>;
+  /** The tail of its output, to explain a failure. */
+  output(): string;
+  /** SIGKILL, as a crash would end it. */
+  kill(): Promise<void>;
+  /** SIGTERM, then SIGKILL if it has not exited within 20 s. */
+  stop(): Promise<void>;
+}
 
-    const setup = await request<{ workspaceId: string; apiKey: string }>(`${baseUrl}/api/v1/setup`, 'POST', {
-      body: { token: setupToken, email: 'bench@example.com', password: randomBytes(18).toString('base64url'), workspace: 'Bench' },
-    });
-    expectStatus(setup, 201, 'setup');
-    return { baseUrl, db, bus, setup: setup.body, stop };
+let builtChecked = false;
+
+/** Starts the compiled app on `infra` with `env` on top of the defaults, and waits until it is ready. */
+export async function spawnApp(infra: Infrastructure, name: string, env: Record<string, string> = {}): Promise<AppProcess> {
+  if (!builtChecked) {
+    ensureBuilt();
+    builtChecked = true;
+  }
+  const port = await freePort();
+  const child = spawn(process.execPath, [ENTRY], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PACKETAGENT_PORT: String(port),
+      PACKETAGENT_DATABASE_URL: infra.db.url,
+      PACKETAGENT_DATABASE_POOL_SIZE: '20',
+      PACKETAGENT_NATS_URL: testEnv.natsUrl,
+      PACKETAGENT_BUS_PREFIX: infra.bus.prefix,
+      PACKETAGENT_REDIS_URL: infra.redis.url,
+      PACKETAGENT_REDIS_KEY_PREFIX: infra.redis.keyPrefix,
+      PACKETAGENT_DATA_DIR: infra.dataDir,
+      PACKETAGENT_SETUP_TOKEN: infra.setupToken,
+      PACKETAGENT_LOG_FORMAT: 'json',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  // Only the tail is kept, to explain a failed start.
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-16_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  // A crash of this process must not leave the app running.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const exited = exitOf(child).then((code) => {
+    process.off('exit', killOnExit);
+    return code;
+  });
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const done = await Promise.race([exited.then(() => true), sleep(20_000).then(() => false)]);
+    if (!done) await kill();
+  };
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const crashed = exited.then((code) => Promise.reject(new Error(`${name} exited with code ${String(code)}`)));
+  // A later exit (stop, kill) rejects this too; that is expected then.
+  crashed.catch(() => undefined);
+  const ready = eventually(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, { timeoutMs: 60_000, intervalMs: 100, what: `${name} to be ready` });
+  try {
+    await Promise.race([ready, crashed]);
+  } catch (error) {
+    await kill();
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${output}`);
+  }
+  return { name, baseUrl, child, exited, output: () => output, kill, stop };
+}
+
+/** First-run setup: the owner's workspace and API key. */
+export async function firstRunSetup(baseUrl: string, setupToken: string): Promise<{ workspaceId: string; apiKey: string }> {
+  const setup = await request<{ workspaceId: string; apiKey: string }>(`${baseUrl}/api/v1/setup`, 'POST', {
+    body: { token: setupToken, email: 'bench@example.com', password: randomBytes(18).toString('base64url'), workspace: 'Bench' },
+  });
+  expectStatus(setup, 201, 'setup');
+  return setup.body;
+}
+
+/** One app process on infrastructure of its own, set up with an owner. */
+export async function startApp(): Promise<App> {
+  const infra = await startInfrastructure();
+  let app: AppProcess | null = null;
+  const stop = async () => {
+    await app?.stop();
+    await infra.cleanup();
+  };
+  try {
+    app = await spawnApp(infra, 'the app');
+    const setup = await firstRunSetup(app.baseUrl, infra.setupToken);
+    return { baseUrl: app.baseUrl, db: infra.db, bus: infra.bus, setup, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -199,15 +265,26 @@ function machineTicks(): { busy: number; total: number } | null {
   }
 }
 
-async function appCpuSeconds(app: App): Promise<number> {
-  const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
-  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
-  return read('process_cpu_user_seconds_total') + read('process_cpu_system_seconds_total');
+/** Where a process's CPU counters are read: an app's metrics endpoint. */
+type Metered = Pick<App, 'baseUrl'>;
+
+async function appCpuSeconds(apps: readonly Metered[]): Promise<number> {
+  let total = 0;
+  for (const app of apps) {
+    const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
+    const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+    total += read('process_cpu_user_seconds_total') + read('process_cpu_system_seconds_total');
+  }
+  return total;
 }
 
-/** Starts measuring CPU use; the returned function ends the phase and reports cores busy. */
-export async function cpuFrom(app: App | null): Promise<() => Promise<CpuUse>> {
-  const appStart = app ? await appCpuSeconds(app) : null;
+/**
+ * Starts measuring CPU use; the returned function ends the phase and reports cores busy. With
+ * several app processes, `app` is their sum.
+ */
+export async function cpuFrom(app: Metered | readonly Metered[] | null): Promise<() => Promise<CpuUse>> {
+  const apps = app === null ? null : Array.isArray(app) ? (app as readonly Metered[]) : [app as Metered];
+  const appStart = apps ? await appCpuSeconds(apps) : null;
   const machineStart = machineTicks();
   const benchStart = process.cpuUsage();
   const start = now();
@@ -215,7 +292,7 @@ export async function cpuFrom(app: App | null): Promise<() => Promise<CpuUse>> {
     const seconds = (now() - start) / 1_000;
     const bench = process.cpuUsage(benchStart);
     const machineEnd = machineTicks();
-    const appEnd = app && appStart !== null ? await appCpuSeconds(app) : null;
+    const appEnd = apps && appStart !== null ? await appCpuSeconds(apps) : null;
     return {
       machine: machineStart && machineEnd ? ((machineEnd.busy - machineStart.busy) / (machineEnd.total - machineStart.total)) * availableParallelism() : null,
       app: appEnd !== null && appStart !== null ? (appEnd - appStart) / seconds : null,

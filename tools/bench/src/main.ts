@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: the event store against a raw INSERT, the relay against direct nats.js
- * publishes, run admission through the compiled app against graphile-worker, and budget
- * reservations through the compiled app against a bare UPDATE of one row, and tool-call
- * authorisation through the compiled app against a bare NATS echo, in the same run on the same
- * database server and NATS. Prints tables and writes JSON to
- * tools/bench/results/.
+ * publishes, run admission through the compiled app against graphile-worker, budget
+ * reservations through the compiled app against a bare UPDATE of one row, tool-call
+ * authorisation through the compiled app against a bare NATS echo, and run execution by the
+ * compiled app's supervisors against a single commit and graphile-worker, in the same run on the
+ * same database server and NATS. PACKETAGENT_BENCH_PHASES=execution (comma-separated) runs some
+ * phases only. Prints tables and writes JSON to tools/bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import type { CpuUse } from './app-process';
 import { benchAuthorize, type AuthorizeResults } from './authorize.bench';
 import { benchBudget, type BudgetResults } from './budget.bench';
 import { benchRawInsert, benchStoreAppend, createRawTable, type AppendCase, type AppendResult } from './append.bench';
+import { benchExecution, FULL_EXECUTION, printExecution, QUICK_EXECUTION } from './execution.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
 import { ratio, table } from './stats';
 
@@ -36,7 +38,20 @@ async function withFresh<T>(fn: (fresh: { db: TestDatabase; nc: NatsConnection; 
   }
 }
 
-async function main(): Promise<void> {
+/** Phases in the order they run; PACKETAGENT_BENCH_PHASES (comma-separated) selects some of them. */
+const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution'] as const;
+type Phase = (typeof PHASES)[number];
+
+function selectedPhases(): Set<Phase> {
+  const raw = process.env['PACKETAGENT_BENCH_PHASES']?.trim();
+  if (!raw) return new Set(PHASES);
+  const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(PHASES as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`PACKETAGENT_BENCH_PHASES names unknown phases (${unknown.join(', ')}); the phases are ${PHASES.join(', ')}`);
+  return new Set(names as Phase[]);
+}
+
+async function benchAppend(): Promise<{ ours: AppendResult; raw: AppendResult }[]> {
   const db = await createTestDatabase({ max: 24 });
   try {
     await createRawTable(db.pool);
@@ -55,6 +70,21 @@ async function main(): Promise<void> {
       const ours = await benchStoreAppend(db.pool, spec, `c${index}`);
       append.push({ ours, raw });
     }
+    return append;
+  } finally {
+    await db.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const phases = selectedPhases();
+  const results: Record<string, unknown> = { at: new Date().toISOString(), quick, node: process.version, phases: [...phases] };
+  const seconds = quick ? 2 : 10;
+
+  let append: { ours: AppendResult; raw: AppendResult }[] | null = null;
+  if (phases.has('append')) {
+    append = await benchAppend();
+    results['append'] = append;
     process.stdout.write('\n(a) append: event store vs raw INSERT of the same rows (same database)\n');
     process.stdout.write(
       `${table(
@@ -65,16 +95,19 @@ async function main(): Promise<void> {
         ]),
       )}\n`,
     );
+  }
 
-    const seconds = quick ? 2 : 10;
+  if (phases.has('relay')) {
     const drainCount = quick ? 8_000 : 48_000;
     // Each relay measurement starts from an empty store and its own stream.
     const relayLag = await withFresh((fresh) => benchRelayLag(fresh.db.pool, fresh.nc, fresh.topo, fresh.db.url, 1_000, seconds));
     const directLag = await withFresh((fresh) => benchDirectPublishLag(fresh.nc, fresh.topo, 1_000, seconds));
     const relayDrain = await withFresh((fresh) => benchRelayDrain(fresh.db.pool, fresh.nc, fresh.topo, fresh.db.url, drainCount));
     const directRate = await withFresh((fresh) => benchDirectPublishRate(fresh.nc, fresh.topo, drainCount));
-    const storeRate = Math.max(...append.map((a) => a.ours.eventsPerSecond));
-    const storeSingle = append.find((a) => a.ours.case.clients === 16 && a.ours.case.eventsPerAppend === 1)!.ours.eventsPerSecond;
+    Object.assign(results, { relayLag, directLag, relayDrain, directRate });
+    // The append phase's rates, when it ran in the same invocation.
+    const storeRate = append ? Math.max(...append.map((a) => a.ours.eventsPerSecond)) : Number.NaN;
+    const storeSingle = append?.find((a) => a.ours.case.clients === 16 && a.ours.case.eventsPerAppend === 1)?.ours.eventsPerSecond ?? Number.NaN;
 
     process.stdout.write(`\n(b) relay lag at a steady ${relayLag.ratePerSecond} events/s for ${seconds} s\n`);
     process.stdout.write(
@@ -87,7 +120,9 @@ async function main(): Promise<void> {
         [directRate.kind, directRate.eventsPerSecond, '1.00x', '', ''],
       ])}\n`,
     );
+  }
 
+  if (phases.has('admission')) {
     const admission = await benchAdmission({
       ratePerSecond: 100,
       warmupSeconds: quick ? 1 : 2,
@@ -96,34 +131,46 @@ async function main(): Promise<void> {
       saturationCount: Math.round(2_000 * scale),
       breakdownSamples: Math.round(300 * scale),
     });
+    results['admission'] = admission;
     printAdmission(admission);
+  }
 
+  if (phases.has('budget')) {
     const budget = await benchBudget({
       clients: 16,
       reservationsPerClient: Math.round(150 * scale),
       updatesPerClient: Math.round(750 * scale),
       warmupPerClient: Math.round(20 * scale),
     });
+    results['budget'] = budget;
     printBudget(budget);
+  }
 
+  if (phases.has('authorize')) {
     const authorize = await benchAuthorize({
       warmup: Math.round(200 * scale),
       sequential: Math.round(1_000 * scale),
       clients: 16,
       saturationCount: Math.round(4_000 * scale),
     });
+    results['authorize'] = authorize;
     printAuthorize(authorize);
-
-    const results = { at: new Date().toISOString(), quick, node: process.version, append, relayLag, directLag, relayDrain, directRate, admission, budget, authorize };
-    const dir = join(__dirname, '..', 'results');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, `bench-${results.at.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, JSON.stringify(results, null, 2));
-    writeFileSync(join(dir, 'latest.json'), JSON.stringify(results, null, 2));
-    process.stdout.write(`\nwrote ${file}\n`);
-  } finally {
-    await db.drop();
   }
+
+  if (phases.has('execution')) {
+    const execution = await benchExecution(quick ? QUICK_EXECUTION : FULL_EXECUTION);
+    results['execution'] = execution;
+    printExecution(execution);
+  }
+
+  const dir = join(__dirname, '..', 'results');
+  mkdirSync(dir, { recursive: true });
+  // A run of some phases says which in its name, so it is not taken for a full one.
+  const only = phases.size < PHASES.length ? `-${[...phases].join('-')}` : '';
+  const file = join(dir, `bench-${String(results['at']).replace(/[:.]/g, '-')}${only}.json`);
+  writeFileSync(file, JSON.stringify(results, null, 2));
+  writeFileSync(join(dir, 'latest.json'), JSON.stringify(results, null, 2));
+  process.stdout.write(`\nwrote ${file}\n`);
 }
 
 // Average cores busy during the phase: the whole machine, the app's process, the benchmark's own.

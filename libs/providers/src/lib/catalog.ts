@@ -195,11 +195,11 @@ export class ModelCatalog {
   }
 
   /** The entry for a script: its own pricing or the scripted default, always labelled scripted. */
-  scripted(name: string, pricing: ModelPricing = DEFAULT_SCRIPTED_PRICING): CatalogEntry {
+  scripted(name: string, pricing: ModelPricing = DEFAULT_SCRIPTED_PRICING, contextWindow = 1_000_000): CatalogEntry {
     return {
       provider: 'scripted',
       model: name,
-      contextWindow: 1_000_000,
+      contextWindow,
       maxOutputTokens: 100_000,
       capabilities: { ...FULL },
       pricing: { ...pricing },

@@ -95,6 +95,12 @@ export interface ModelRequest {
   outputSchema?: JsonObject;
   /** Use the provider's streaming API (the turn is still returned whole). */
   stream?: boolean;
+  /**
+   * How many model turns the conversation has had (0 for the first call). The scripted provider
+   * answers with this turn of its script; without it, it counts the assistant messages, which a
+   * compacted transcript no longer holds all of.
+   */
+  turn?: number;
 }
 
 export interface Usage {

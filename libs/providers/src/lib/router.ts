@@ -68,7 +68,7 @@ export class ProviderRouter {
     const { provider, model } = spec;
     if (provider === 'scripted') {
       const script = await this.scripts.load(model);
-      const entry = this.catalog.scripted(model, script.pricing);
+      const entry = this.catalog.scripted(model, script.pricing, script.contextWindow);
       return { provider, model, entry, scripted: true, ...capped(spec.maxOutputTokens, entry.maxOutputTokens) };
     }
     const entry = this.catalog.lookup(provider, model);

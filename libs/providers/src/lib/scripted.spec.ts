@@ -64,6 +64,12 @@ describe(ScriptedAdapter.name, () => {
     expect(second).toMatchObject({ text: 'It is sunny in Oslo.', toolCalls: [], stopReason: 'end_turn', usageEstimated: true });
   });
 
+  it('answers with the turn the request names, whatever the conversation holds after a compaction', async () => {
+    const compacted = await sut.complete({ ...requestWith('weather', [{ role: 'user', content: 'weather?' }]), turn: 1 }, {});
+
+    expect(compacted).toMatchObject({ text: 'It is sunny in Oslo.', toolCalls: [] });
+  });
+
   it('gives the same answer to the same conversation every time', async () => {
     const once = await sut.complete(requestWith('weather', afterOneTurn), {});
     const again = await sut.complete(requestWith('weather', afterOneTurn), {});

@@ -31,6 +31,8 @@ const ScriptTurnSchema = z
 export const ScriptSchema = z.strictObject({
   description: z.string().max(2_000).optional(),
   pricing: z.strictObject({ inputPerMTokUsd: z.number().nonnegative().max(10_000), outputPerMTokUsd: z.number().nonnegative().max(10_000) }).optional(),
+  /** The context window the script stands for (a small one exercises context governance), in tokens. */
+  contextWindow: z.number().int().min(1_024).max(10_000_000).optional(),
   turns: z.array(ScriptTurnSchema).min(1).max(10_000),
 });
 
@@ -115,8 +117,9 @@ export class ScriptSource {
 }
 
 /**
- * Replays a script as if it were a model. Which turn answers depends only on how many assistant
- * turns the conversation already holds, so a replayed or resumed run gets the same answers.
+ * Replays a script as if it were a model. Which turn answers depends only on the request's
+ * `turn` (or, without it, on how many assistant turns the conversation holds), so a replayed or
+ * resumed run gets the same answers.
  */
 export class ScriptedAdapter implements ProviderAdapter {
   readonly name = 'scripted' as const;
@@ -129,7 +132,7 @@ export class ScriptedAdapter implements ProviderAdapter {
   async complete(request: ModelRequest, options: CallOptions): Promise<AdapterTurn> {
     const name = request.model.model;
     const script = await this.scripts.load(name);
-    const index = request.messages.filter((message) => message.role === 'assistant').length;
+    const index = request.turn ?? request.messages.filter((message) => message.role === 'assistant').length;
     const turn = script.turns[index];
     if (!turn) {
       throw new ProviderError('script_exhausted', `script "${name}" has ${script.turns.length} turn(s) and the conversation asks for turn ${index + 1}`, {

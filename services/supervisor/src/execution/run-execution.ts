@@ -284,6 +284,7 @@ export class RunExecution {
       messages,
       tools: this.deps.registry.describe(this.definition.tools.map((grant) => grant.tool)),
       maxOutputTokens,
+      turn: state.iteration,
       ...(outputSchema && this.model.entry.capabilities.structuredOutput ? { outputSchema } : {}),
     };
     const iteration = state.iteration + 1;
