@@ -298,6 +298,11 @@ describe('run execution', () => {
       return rows[0]?.status === 'quarantined' && rows[0];
     }, { what: 'the run to be quarantined' });
     expect(quarantined.quarantine_reason).toMatch(/does not match its digest/);
+    const inbox = await eventually(async () => {
+      const list = await env.sut.request<{ items: Array<{ runId: string; tool: string; arguments: { kind?: string } }> }>('GET', `/api/v1/workspaces/${env.ws}/attention?state=open`, { headers: bearer(env.owner) });
+      return list.body.items.find((item) => item.runId === runId && item.tool === 'supervisor');
+    }, { what: 'the quarantine in the attention inbox' });
+    expect(inbox.arguments).toMatchObject({ kind: 'run_quarantined' });
     expect(far.requests).toEqual([]);
     expect(await env.runState(runId)).toBe('waiting');
   });

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { BUS_TOPOLOGY, CommandBus, EVENT_REGISTRY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
-import { computeEventDigest, DomainError, type DecodedEvent, type EventRegistry, type RunExecutionEventData } from '@packetagent/contracts';
+import { computeEventDigest, DomainError, PolicyCommands, type DecodedEvent, type EventRegistry, type RunExecutionEventData } from '@packetagent/contracts';
 import { PostgresEventStore } from '@packetagent/eventstore';
 import type { ProviderRouter } from '@packetagent/providers';
 import type { ToolRegistry } from '@packetagent/tools';
@@ -127,6 +127,7 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
       if (!(error instanceof UnreplayableRunError || error instanceof DomainError)) throw error;
       this.counters.quarantined += 1;
       this.options.log('error', 'run quarantined: its events cannot be replayed', { runId, reason: error.message });
+      await this.raiseQuarantine(runId, workspaceId, error.message);
       return { status: 'quarantined', quarantineReason: error.message.slice(0, 1_000) };
     }
     if (state.status === 'terminal') return { status: 'terminal' };
@@ -166,6 +167,23 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
       case 'interrupted':
         return { status: 'active' };
     }
+  }
+
+  /** A quarantined run waits for a person: it is put in the attention inbox with the reason. */
+  private async raiseQuarantine(runId: string, workspaceId: string, reason: string): Promise<void> {
+    await this.deps.commands
+      .request(PolicyCommands.raiseAttention, {
+        workspaceId,
+        runId,
+        kind: 'run_quarantined',
+        tool: 'supervisor',
+        verb: 'replay',
+        resource: null,
+        arguments: { reason: reason.slice(0, 1_000) },
+      })
+      .catch((error: unknown) => {
+        this.options.log('error', 'could not raise attention for a quarantined run', { runId, error: error instanceof Error ? error.message : String(error) });
+      });
   }
 
   /** The run's events from `fromVersion`, each checked against its digest chain and decoded. */
