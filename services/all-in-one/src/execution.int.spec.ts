@@ -306,4 +306,19 @@ describe('run execution', () => {
     expect(far.requests).toEqual([]);
     expect(await env.runState(runId)).toBe('waiting');
   });
+
+  it('admits a held run when the run that held the deployment\'s only slot ends', async () => {
+    env.writeScript('one-at-a-time', 'turns:\n  - toolCalls: [{ name: finish, arguments: { summary: done, criteria: [{ criterion: done, met: true }] } }]\n');
+    const deploymentId = await env.deploy(worker('one-at-a-time', 'tools: []\nbounds: { maxConcurrentRuns: 1 }\nexit: { finish: { criteria: [done] } }'));
+    const first = await env.startRun(deploymentId, { n: 1 });
+    const second = await env.startRun(deploymentId, { n: 2 });
+    expect(await env.waitForState(first, terminal)).toBe('succeeded');
+    expect(await env.waitForState(second, terminal)).toBe('succeeded');
+    const admitted = await env.sut.db.pool.query<{ stream_id: string; global_position: string }>(
+      `SELECT stream_id, global_position FROM events WHERE type IN ('run.admitted', 'run.succeeded') AND stream_id = ANY($1) ORDER BY global_position`,
+      [[`run-${first}`, `run-${second}`]],
+    );
+    // The second run is admitted only after the first one ended.
+    expect(admitted.rows.map((row) => row.stream_id)).toEqual([`run-${first}`, `run-${first}`, `run-${second}`, `run-${second}`]);
+  });
 });

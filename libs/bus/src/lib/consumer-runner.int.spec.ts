@@ -161,4 +161,59 @@ describe(ConsumerRunner.name, () => {
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_pending).toBe(0);
   });
+
+  it('handles up to `concurrency` messages at once and drains them all on stop', async () => {
+    let inFlight = 0;
+    let most = 0;
+    let handled = 0;
+    let holding = true;
+    const held: Array<() => void> = [];
+    const sut = new ConsumerRunner(
+      bus.nc,
+      topo,
+      registry,
+      async () => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        if (holding) await new Promise<void>((resolve) => held.push(resolve));
+        inFlight -= 1;
+        handled += 1;
+      },
+      { durable: 'wide', maxAckPending: 8, concurrency: 3 },
+    );
+    await sut.start();
+    for (let i = 0; i < 6; i++) await publish(envelope('run.started', 1, { input: `n${i}` }));
+
+    await eventually(() => held.length === 3, { what: 'three messages in hand' });
+    expect(inFlight).toBe(3);
+    holding = false;
+    held.splice(0).forEach((release) => release());
+    await eventually(() => handled === 6, { what: 'every message handled' });
+    await sut.stop();
+    expect(most).toBe(3);
+    const info = await (await jetstreamManager(bus.nc)).consumers.info(topo.eventsStream, 'wide');
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_pending).toBe(0);
+  });
+
+  it('hands a deferred message back for later without dead-lettering it, however often', async () => {
+    const seen: number[] = [];
+    const sut = new ConsumerRunner(
+      bus.nc,
+      topo,
+      registry,
+      async (_event, context) => {
+        seen.push(context.deliveryCount);
+        if (context.deliveryCount < 7) context.defer(10);
+      },
+      { durable: 'patient', maxDeliver: 3 },
+    );
+    await sut.start();
+    await publish(envelope('run.started', 1, { input: 'later' }));
+
+    await eventually(() => seen.length === 7, { what: 'seven deliveries' });
+    await sut.stop();
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(await deadLetters()).toEqual([]);
+  });
 });
