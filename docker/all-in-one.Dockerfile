@@ -31,6 +31,8 @@ COPY libs ./libs
 COPY services ./services
 # build.mjs compiles tools/cli/src with the rest and fails without it.
 COPY tools/cli/src ./tools/cli/src
+# The operations console, built into dist/frontend/console/browser and served at /.
+COPY frontend ./frontend
 RUN npm run build
 
 # ---------------------------------------------------------------------------------------------
@@ -52,15 +54,16 @@ FROM ${NODE_IMAGE} AS runtime
 ARG VERSION=0.1.0
 
 LABEL org.opencontainers.image.title="packetagent-all-in-one" \
-      org.opencontainers.image.description="PacketAgent all-in-one app: REST API, webhook ingress, intake, scheduler, event store migrations and outbox relay" \
+      org.opencontainers.image.description="PacketAgent all-in-one app: REST API, operations console, webhook ingress, intake, scheduler, policy, budget, vault, supervisor, projector, event store migrations and outbox relay" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="Apache-2.0"
 
 # tini runs as PID 1: it forwards signals to Node and reaps children. A process running as PID 1
 # gets no default signal handling from the kernel, so a SIGTERM arriving before Node has set up
 # its handlers would otherwise be ignored.
+# git: the git tool of workers runs it in each run's directory.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends tini \
+ && apt-get install -y --no-install-recommends tini git \
  && rm -rf /var/lib/apt/lists/*
 
 # The app's only writable directory (the first-run setup token file), owned by the app user.

@@ -1,7 +1,9 @@
 // `npm run build`: compiles the all-in-one app and the libraries it loads to dist/ (CommonJS,
-// path aliases rewritten to relative requires, source maps), and copies the migrations, so
-// production runs plain `node dist/services/all-in-one/src/main.js` without a compiler.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// path aliases rewritten to relative requires, source maps), copies the migrations and builds
+// the operations console, so production runs plain `node dist/services/all-in-one/src/main.js`
+// without a compiler.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ROOT } from './install.mjs';
 
@@ -45,3 +47,24 @@ const migrations = join(ROOT, 'libs/eventstore/migrations');
 mkdirSync(join(OUT, 'libs/eventstore/migrations'), { recursive: true });
 for (const file of readdirSync(migrations)) copyFileSync(join(migrations, file), join(OUT, 'libs/eventstore/migrations', file));
 process.stdout.write(`compiled ${count} files to ${relative(ROOT, OUT)}/; entry: dist/services/all-in-one/src/main.js\n`);
+
+// The operations console: built straight into dist/ (not via frontend/console/dist, which the
+// console's own Nx build target writes, possibly at the same moment). Skipped when the sources
+// or the Angular CLI are absent (an image built without them): the app then answers / with a
+// page saying how to build it.
+const CONSOLE = join(ROOT, 'frontend/console');
+const NG = join(ROOT, 'node_modules/@angular/cli/bin/ng.js');
+if (existsSync(join(CONSOLE, 'angular.json')) && existsSync(NG)) {
+  const built = spawnSync(process.execPath, [NG, 'build', '--output-path', join(OUT, 'frontend/console')], {
+    cwd: CONSOLE,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, NG_CLI_ANALYTICS: 'false' },
+  });
+  if (built.status !== 0) {
+    process.stderr.write('the console build failed; see above\n');
+    process.exit(built.status ?? 1);
+  }
+  process.stdout.write(`built the console to ${relative(ROOT, join(OUT, 'frontend/console/browser'))}/\n`);
+} else {
+  process.stdout.write('console sources or the Angular CLI not found: the console is not built; / will say how to build it\n');
+}

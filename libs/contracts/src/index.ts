@@ -12,3 +12,5 @@ export * from './lib/vault';
 export * from './lib/policy';
 export * from './lib/budget';
 export * from './lib/execution';
+export * from './lib/audit';
+export * from './lib/projector';

@@ -1,1 +1,16 @@
-export {};
+export * from './lib/errors';
+export * from './lib/table';
+export * from './lib/projection';
+export * from './lib/ddl';
+export * from './lib/applier';
+export * from './lib/decode';
+export * from './lib/catch-up';
+export * from './lib/registry';
+export * from './lib/catalog';
+export * from './lib/rebuild';
+export { WORKERS_TABLE, VERSIONS_TABLE, workersProjection, versionsProjection } from './lib/projections/workers.projection';
+export { DEPLOYMENTS_TABLE, deploymentsProjection } from './lib/projections/deployments.projection';
+export { RUNS_TABLE, runsProjection, evolveRun, type RunPhase } from './lib/projections/runs.projection';
+export { RUN_TIMELINE_TABLE, runTimelineProjection, summarizeRunEvent } from './lib/projections/run-timeline.projection';
+export { ATTENTION_TABLE, attentionProjection } from './lib/projections/attention.projection';
+export { BUDGET_USAGE_TABLE, BUDGET_SPEND_TABLE, budgetUsageProjection } from './lib/projections/budget-usage.projection';

@@ -4,6 +4,10 @@ import { EventStoreModule } from '@packetagent/eventstore';
 import { randomBytes } from 'node:crypto';
 import { BudgetModule } from '@packetagent/budget';
 import { AttentionRoutesModule, BudgetsRoutesModule, ControlPlaneModule, CredentialsRoutesModule, GatewayModule } from '@packetagent/gateway';
+import { ConsoleModule } from '@packetagent/gateway';
+import { AuditRoutesModule, LiveRoutesModule } from '@packetagent/gateway';
+import { OperationsRoutesModule } from '@packetagent/gateway';
+import { ProjectorModule } from '@packetagent/projector';
 import { IntakeModule } from '@packetagent/intake';
 import { PolicyModule } from '@packetagent/policy';
 import { SchedulerModule } from '@packetagent/scheduler';
@@ -64,6 +68,15 @@ export class AppModule {
         AttentionRoutesModule,
         BudgetsRoutesModule,
         CredentialsRoutesModule,
+        ConsoleModule.forRoot({ directory: env.PACKETAGENT_CONSOLE_DIR }),
+        AuditRoutesModule,
+        LiveRoutesModule.forRoot({
+          heartbeatMs: env.PACKETAGENT_SSE_HEARTBEAT_MS,
+          bufferEvents: env.PACKETAGENT_SSE_BUFFER_EVENTS,
+          maxConnectionsPerWorkspace: env.PACKETAGENT_SSE_MAX_CONNECTIONS_PER_WORKSPACE,
+        }),
+        OperationsRoutesModule,
+        ProjectorModule.forRoot({ log }),
         IntakeModule.forRoot({ inlineInputBytes: env.PACKETAGENT_INLINE_INPUT_BYTES, maxInputBytes: env.PACKETAGENT_MAX_INPUT_BYTES }),
         PolicyModule.forRoot({
           grantSigningKey,

@@ -20,6 +20,12 @@ export const EnvSchema = z.object({
   PACKETAGENT_RELAY_VERIFY_INTERVAL_MS: milliseconds.default(60_000),
   /** Readiness fails when committed events have waited longer than this for the relay. */
   PACKETAGENT_READY_MAX_RELAY_LAG_MS: milliseconds.default(30_000),
+  /** Live event streams (SSE): heartbeat interval, events buffered per slow client before it is dropped, open streams per workspace per process. */
+  PACKETAGENT_SSE_HEARTBEAT_MS: z.coerce.number().int().min(1_000).default(15_000),
+  PACKETAGENT_SSE_BUFFER_EVENTS: z.coerce.number().int().min(10).default(1_000),
+  PACKETAGENT_SSE_MAX_CONNECTIONS_PER_WORKSPACE: z.coerce.number().int().min(1).default(50),
+  /** Directory of the built operations console served at /; the build next to the code by default. */
+  PACKETAGENT_CONSOLE_DIR: z.string().min(1).optional(),
   PACKETAGENT_LOG_FORMAT: z.enum(['text', 'json']).default('text'),
   /** Whether this process drives runs (a gateway-only replica sets false). */
   PACKETAGENT_SUPERVISOR_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),

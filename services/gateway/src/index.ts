@@ -33,3 +33,8 @@ export { GATEWAY_REDIS } from './identity/redis';
 export { AttentionRoutesModule } from './attention/attention-routes.module';
 export { BudgetsRoutesModule } from './budgets/budgets-routes.module';
 export { CredentialsRoutesModule } from './credentials/credentials-routes.module';
+export { AuditRoutesModule } from './audit/audit-routes.module';
+export { LiveRoutesModule } from './live/live-routes.module';
+export { DEFAULT_LIVE_OPTIONS, type LiveOptions } from './live/live.options';
+export { OperationsRoutesModule } from './operations/operations-routes.module';
+export { ConsoleModule, type ConsoleOptions } from './console/console.module';

@@ -5,6 +5,8 @@ import { approveAttention, listAttention, rejectAttention } from './commands/att
 import { deleteCredential, listCredentials, setCredential } from './commands/credential';
 import { controlRun, getRun, listRuns, startRun } from './commands/run';
 import { applyWorker } from './commands/worker-apply';
+import { registerAuditCommands } from './commands/audit';
+import { replayProjection, type ReplayOptions } from './commands/replay';
 import type { CommandContext } from './context';
 import { CliError, ExitCode, renderError, UsageError } from './errors';
 
@@ -152,6 +154,22 @@ function buildProgram(io: CliIo): Command {
     .description('Delete a credential.')
     .argument('<name>', 'credential name')
     .action((name: string, _options: unknown, command: Command) => deleteCredential(contextFor(command, io), name));
+
+  program
+    .command('replay')
+    .description('Rebuild a projection from the event log beside the live one, then swap it in (connects to Postgres and NATS directly).')
+    .requiredOption('--projection <name>', 'projection to rebuild (workers, versions, deployments, runs, run_timeline, attention, budget_usage) or all')
+    .option('--database-url <url>', 'Postgres URL (env PACKETAGENT_DATABASE_URL)')
+    .option('--nats-url <url>', 'NATS URL (env PACKETAGENT_NATS_URL); unreachable, the events table is read instead')
+    .option('--bus-prefix <prefix>', 'bus prefix of the installation (env PACKETAGENT_BUS_PREFIX)')
+    .option('--no-swap', 'build and catch up the rebuilt tables in schema projector_rebuild, leaving the live ones in place')
+    .action(async (options: ReplayOptions, command: Command) => {
+      const json = command.optsWithGlobals<GlobalOptions>().json;
+      const results = await replayProjection(options, { env: io.env, progress: (line) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`)) });
+      if (json) io.stdout(`${JSON.stringify(results, null, 2)}\n`);
+    });
+
+  registerAuditCommands(program, { context: (command) => contextFor(command, io), stdout: (text) => io.stdout(text), cwd: io.cwd });
 
   return program;
 }

@@ -1,5 +1,6 @@
 import {
   canonicalJson,
+  checkpointChainDigest,
   DomainError,
   sha256Hex,
   type Activation,
@@ -136,9 +137,8 @@ export function stateDigest(state: RunAggregate): string {
   return sha256Hex(canonicalJson(control));
 }
 
-export function checkpointDigest(previousDigest: string | null, digestOfState: string): string {
-  return sha256Hex(`${previousDigest ?? ''}:${digestOfState}`);
-}
+/** The checkpoint chain link; evidence bundles verify it with the same function. */
+export const checkpointDigest = checkpointChainDigest;
 
 function finishTurnIfAnswered(state: RunAggregate): void {
   if (state.pending.length > 0 || state.results.length === 0) return;

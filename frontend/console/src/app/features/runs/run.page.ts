@@ -1,0 +1,292 @@
+import { ChangeDetectionStrategy, Component, DestroyRef, computed, inject, input, signal, type OnInit } from '@angular/core';
+import { FormsModule } from '@angular/forms';
+import { RouterLink } from '@angular/router';
+import { ApiClient, ApiError, problemOf } from '../../core/api';
+import { downloadJson } from '../../core/download';
+import { LiveStream, type LiveStatus } from '../../core/live-stream';
+import { Session } from '../../core/session';
+import { BadgeComponent } from '../../shared/badge.component';
+import { formatTime, formatUsd, isActiveRunState, prettyJson } from '../../shared/format';
+import { loadable } from '../../shared/loadable';
+import { describeProblem, type Problem } from '../../shared/problem';
+import { ProblemViewComponent } from '../../shared/problem-view.component';
+import type { SseMessage } from '../../shared/sse';
+import { StateViewComponent } from '../../shared/state-view.component';
+import { describeEvent, mergeEvents, toRunEvent, totalCost, type RunEvent } from '../../shared/timeline';
+import type { Run, RunSummary } from './runs.api';
+
+const POLL_MS = 2_000;
+
+/** One run: its state and summary, the live timeline, and stop / pause / resume. */
+@Component({
+  selector: 'pa-run',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  imports: [FormsModule, RouterLink, StateViewComponent, ProblemViewComponent, BadgeComponent],
+  styles: `
+    ol.timeline { list-style: none; padding: 0; margin: 0; border-left: 3px solid var(--border); }
+    ol.timeline li { margin: 0 0 0.6rem 0; padding: 0.4rem 0.75rem; position: relative; }
+    ol.timeline li.model { background: #f6f8fa; }
+    ol.timeline li.outcome { font-weight: 600; }
+    .entry-head { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: baseline; }
+    .entry-detail { white-space: pre-wrap; margin: 0.25rem 0 0; color: var(--fg); font-size: 0.9rem; }
+    .at { color: var(--muted); font-size: 0.8rem; }
+    .live { font-size: 0.85rem; }
+  `,
+  template: `
+    <p><a [routerLink]="['/w', ws(), 'runs']">← Runs</a></p>
+    <h1>Run <code>{{ runId() }}</code></h1>
+    <pa-state [of]="run" what="the run">
+      @if (run.value(); as r) {
+        <p>
+          <pa-badge [text]="r.state" data-testid="run-state" />
+          @if (r.hold) { <span class="hint"> held: {{ r.hold }}</span> }
+          @if (r.stopRequested) { <span class="hint"> stop requested</span> }
+          @if (r.pauseRequested) { <span class="hint"> pause requested</span> }
+        </p>
+        <dl class="facts">
+          <dt>Deployment</dt><dd><code>{{ r.deploymentId }}</code> (version {{ r.version }})</dd>
+          <dt>Source</dt><dd>{{ r.source }}</dd>
+          <dt>Created</dt><dd>{{ time(r.createdAt) }}</dd>
+          <dt>Updated</dt><dd>{{ time(r.updatedAt) }}</dd>
+          <dt>Cost (from model turns)</dt><dd data-testid="run-cost">{{ usd(cost()) }}</dd>
+        </dl>
+        @if (session.can('run-control') && active()) {
+          <div class="actions">
+            <label class="visually-hidden" for="control-reason">Reason</label>
+            <input id="control-reason" name="reason" placeholder="reason (optional)" [(ngModel)]="reason" />
+            <button type="button" class="danger" (click)="control('stop')" [disabled]="busy()">Stop</button>
+            @if (r.state === 'running' || r.state === 'queued') {
+              <button type="button" class="secondary" (click)="control('pause')" [disabled]="busy()">Pause</button>
+            }
+            @if (r.pauseRequested || r.state === 'waiting') {
+              <button type="button" class="secondary" (click)="control('resume')" [disabled]="busy()">Resume</button>
+            }
+          </div>
+        }
+        <pa-problem [problem]="controlProblem()" />
+      }
+    </pa-state>
+
+    <section aria-labelledby="summary-heading">
+      <h2 id="summary-heading">Summary</h2>
+      <pa-state [of]="summary" what="the run summary" [route]="'GET /api/v1/workspaces/' + ws() + '/runs/' + runId() + '/summary'">
+        @if (summary.value(); as s) {
+          <dl class="facts">
+            <dt>Worker</dt><dd>{{ s.workerName }} v{{ s.version }}</dd>
+            <dt>Phase</dt><dd>{{ s.phase }}</dd>
+            <dt>Iteration</dt><dd>{{ s.iteration }}</dd>
+            <dt>Tool calls</dt><dd>{{ s.toolCalls }}</dd>
+            <dt>Cost</dt><dd>{{ usd(s.costUsd) }}</dd>
+            @if (s.model) { <dt>Model</dt><dd>{{ s.model.provider }}/{{ s.model.model }}@if (s.model.scripted) { (scripted)}</dd> }
+            @if (s.waitingOn) { <dt>Waiting on</dt><dd><a [routerLink]="['/w', ws(), 'approvals']">{{ s.waitingOn }}</a></dd> }
+            @if (s.lastCheckpoint) { <dt>Last checkpoint</dt><dd>#{{ s.lastCheckpoint.seq }} at {{ time(s.lastCheckpoint.at) }}, <code>{{ s.lastCheckpoint.digest.slice(0, 16) }}</code></dd> }
+            @if (s.outcome) { <dt>Outcome</dt><dd>{{ s.outcome.type }}@if (s.outcome.reason) { — {{ s.outcome.reason }}}@if (s.outcome.detail) { — {{ s.outcome.detail }}}</dd> }
+            <dt>Bounds</dt><dd><code>{{ json(s.bounds) }}</code></dd>
+            <dt>Remaining</dt><dd><code>{{ json(s.remaining) }}</code></dd>
+            <dt>Started</dt><dd>{{ time(s.startedAt) }}</dd>
+            <dt>Ended</dt><dd>{{ time(s.endedAt) }}</dd>
+          </dl>
+        }
+      </pa-state>
+    </section>
+
+    <section aria-labelledby="timeline-heading">
+      <h2 id="timeline-heading">Timeline</h2>
+      <p class="live" role="status" data-testid="live-status">{{ liveText() }}</p>
+      @if (timelineProblem(); as p) {
+        <div class="state error" role="alert">Could not load the run's events: {{ describe(p) }}</div>
+      }
+      @if (entries().length === 0 && !timelineProblem()) {
+        <p class="state">No events yet.</p>
+      }
+      <ol class="timeline" aria-label="Run events, oldest first">
+        @for (e of entries(); track e.position) {
+          <li [class]="e.kind">
+            <div class="entry-head">
+              <pa-badge [text]="e.kind" [kind]="e.tone" />
+              <strong>{{ e.title }}</strong>
+              <span class="at">#{{ e.position }} · {{ time(e.at) }}</span>
+            </div>
+            @if (e.detail) { <p class="entry-detail">{{ e.detail }}</p> }
+          </li>
+        }
+      </ol>
+    </section>
+
+    <section aria-labelledby="evidence-heading">
+      <h2 id="evidence-heading">Evidence</h2>
+      <p>A digest-bound bundle of this run's events, policy decisions, approvals, checkpoints and effect receipts; <code>packetagent audit verify-bundle</code> checks it offline.</p>
+      <div class="actions"><button type="button" class="secondary" (click)="exportEvidence()" [disabled]="busy()">Download evidence bundle</button></div>
+      <pa-problem [problem]="evidenceProblem()" />
+    </section>
+  `,
+})
+export class RunPage implements OnInit {
+  private readonly api = inject(ApiClient);
+  protected readonly session = inject(Session);
+  private readonly destroyRef = inject(DestroyRef);
+  readonly runId = input.required<string>();
+  protected readonly ws = this.session.workspaceId;
+  private readonly base = () => `/api/v1/workspaces/${this.ws()}/runs/${encodeURIComponent(this.runId())}`;
+
+  protected readonly run = loadable(() => this.api.get<Run>(this.base()), false);
+  protected readonly summary = loadable(() => this.api.get<RunSummary>(`${this.base()}/summary`), false);
+  protected readonly events = signal<RunEvent[]>([]);
+  protected readonly entries = computed(() => this.events().map(describeEvent));
+  protected readonly cost = computed(() => totalCost(this.events()));
+  protected readonly active = computed(() => isActiveRunState(this.run.value()?.state ?? 'queued'));
+  protected readonly live = signal<LiveStatus>('connecting');
+  protected readonly liveProblem = signal<Problem | null>(null);
+  protected readonly timelineProblem = signal<Problem | null>(null);
+  protected readonly controlProblem = signal<Problem | null>(null);
+  protected readonly evidenceProblem = signal<Problem | null>(null);
+  protected readonly busy = signal(false);
+  protected readonly liveText = computed(() => {
+    if (!this.active() && this.run.status() === 'ready') return 'The run has ended: the timeline is complete.';
+    switch (this.live()) {
+      case 'live':
+        return 'Live: new events appear as they happen.';
+      case 'connecting':
+        return 'Connecting to the live stream…';
+      case 'reconnecting':
+        return 'Live stream interrupted; reconnecting (nothing is missed).';
+      case 'unavailable':
+        return `Live stream unavailable (${this.liveProblem() ? describeProblem(this.liveProblem()!, 'the run events stream') : 'refused'}); refreshing every ${POLL_MS / 1000} s instead.`;
+      default:
+        return 'Live updates stopped.';
+    }
+  });
+  protected reason = '';
+  protected readonly time = formatTime;
+  protected readonly usd = formatUsd;
+  protected readonly json = prettyJson;
+  protected readonly describe = (p: Problem) => describeProblem(p, 'GET …/runs/{runId}/events');
+  private stream: LiveStream | null = null;
+  private pollTimer: ReturnType<typeof setTimeout> | null = null;
+  private refreshTimer: ReturnType<typeof setTimeout> | null = null;
+  private cursor: string | null = null;
+  private eventsRouteMissing = false;
+  private destroyed = false;
+
+  ngOnInit(): void {
+    this.destroyRef.onDestroy(() => {
+      this.destroyed = true;
+      this.stream?.stop();
+      if (this.pollTimer) clearTimeout(this.pollTimer);
+      if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    });
+    void this.start();
+  }
+
+  private async start(): Promise<void> {
+    await Promise.all([this.run.reload(), this.summary.reload(), this.catchUp()]);
+    if (this.destroyed || !this.active()) return;
+    const last = this.events().at(-1)?.position;
+    this.stream = new LiveStream({
+      url: `${this.base()}/events/stream`,
+      lastEventId: last === undefined ? null : String(last),
+      onMessage: (message) => this.onMessage(message),
+      onStatus: (status, problem) => {
+        this.live.set(status);
+        if (problem) this.liveProblem.set(problem);
+        if (status === 'unavailable') this.poll();
+      },
+    });
+    this.stream.start();
+  }
+
+  /** Every page of the run's events after the last one held (the cursor is the server's). */
+  private async catchUp(): Promise<void> {
+    if (this.eventsRouteMissing) return;
+    try {
+      for (;;) {
+        const query = new URLSearchParams({ limit: '200' });
+        if (this.cursor) query.set('after', this.cursor);
+        const page = await this.api.get<{ items: unknown[]; nextCursor: string | null }>(`${this.base()}/events?${query}`);
+        const incoming = page.items.map((item) => toRunEvent(item)).filter((event): event is RunEvent => event !== null);
+        this.events.update((events) => mergeEvents(events, incoming));
+        if (page.nextCursor) this.cursor = page.nextCursor;
+        if (!page.nextCursor || page.items.length === 0) break;
+      }
+      this.timelineProblem.set(null);
+    } catch (error) {
+      if (error instanceof ApiError && error.problem.status === 404 && !this.run.problem()) this.eventsRouteMissing = true;
+      this.timelineProblem.set(problemOf(error));
+    }
+  }
+
+  private onMessage(message: SseMessage): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message.data);
+    } catch {
+      return;
+    }
+    const event = toRunEvent(parsed, message.id ? Number(message.id) : undefined);
+    if (!event) return;
+    this.events.update((events) => mergeEvents(events, [event]));
+    this.scheduleRefresh();
+  }
+
+  /** Many events arrive together (a turn, its decision and effect): refresh the header once for them. */
+  private scheduleRefresh(): void {
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(async () => {
+      this.refreshTimer = null;
+      await Promise.all([this.run.reload(true), this.summary.reload(true)]);
+      if (!this.active()) {
+        this.stream?.stop();
+        void this.settleSummary();
+      }
+    }, 250);
+  }
+
+  /**
+   * The summary comes from the read model, which may trail the run by a moment: once the run
+   * has ended, ask again (a bounded number of times) until the summary shows the end too.
+   */
+  private async settleSummary(attempts = 10): Promise<void> {
+    for (let attempt = 0; attempt < attempts && !this.destroyed; attempt++) {
+      const state = this.summary.value()?.state;
+      if (state !== undefined && !isActiveRunState(state) && this.summary.value()?.endedAt) return;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await this.summary.reload(true);
+    }
+  }
+
+  /** Without the stream: the events page and the run, until the run ends. */
+  private poll(): void {
+    if (this.destroyed) return;
+    this.pollTimer = setTimeout(async () => {
+      await Promise.all([this.catchUp(), this.run.reload(true), this.summary.reload(true)]);
+      if (this.active()) this.poll();
+      else void this.settleSummary();
+    }, POLL_MS);
+  }
+
+  protected async control(action: 'stop' | 'pause' | 'resume'): Promise<void> {
+    this.busy.set(true);
+    this.controlProblem.set(null);
+    try {
+      const body = action === 'resume' ? {} : this.reason.trim() ? { reason: this.reason.trim() } : {};
+      this.run.value.set(await this.api.post<Run>(`${this.base()}/${action}`, body));
+      this.reason = '';
+    } catch (error) {
+      this.controlProblem.set(problemOf(error));
+    } finally {
+      this.busy.set(false);
+    }
+  }
+
+  protected async exportEvidence(): Promise<void> {
+    this.busy.set(true);
+    this.evidenceProblem.set(null);
+    try {
+      downloadJson(`evidence-${this.runId()}.json`, await this.api.get<unknown>(`${this.base()}/evidence`));
+    } catch (error) {
+      this.evidenceProblem.set(problemOf(error));
+    } finally {
+      this.busy.set(false);
+    }
+  }
+}

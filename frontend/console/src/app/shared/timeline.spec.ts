@@ -1,0 +1,53 @@
+import { describeEvent, mergeEvents, toRunEvent, totalCost, type RunEvent } from './timeline';
+
+const event = (position: number, type: string, data: Record<string, unknown> = {}): RunEvent => ({
+  id: `e${position}`,
+  position,
+  type,
+  streamVersion: position,
+  occurredAt: '2026-01-01T00:00:00Z',
+  actor: null,
+  data,
+});
+
+describe(mergeEvents.name, () => {
+  it('keeps each position once and orders by position when a replay overlaps', () => {
+    const sut = mergeEvents([event(1, 'run.started'), event(3, 'run.checkpoint')], [event(3, 'run.checkpoint'), event(2, 'run.model_turn'), event(4, 'run.succeeded')]);
+    expect(sut.map((e) => e.position)).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe(toRunEvent.name, () => {
+  it('reads the page item shape and the envelope shape alike', () => {
+    expect(toRunEvent({ id: 'a', position: 5, type: 'run.started', streamVersion: 2, occurredAt: 't', actor: null, data: {} })).toMatchObject({ position: 5, streamVersion: 2 });
+    expect(toRunEvent({ globalPosition: '6', type: 'run.started', version: 3, data: { x: 1 } })).toMatchObject({ position: 6, streamVersion: 3, data: { x: 1 } });
+    expect(toRunEvent({ type: 'run.started' }, 9)).toMatchObject({ position: 9 });
+    expect(toRunEvent({ nothing: true })).toBeNull();
+  });
+});
+
+describe(describeEvent.name, () => {
+  it('shows a model turn with its provider, calls and cost', () => {
+    const sut = describeEvent(event(1, 'run.model_turn', { iteration: 1, model: { provider: 'scripted', model: 'health-report', scripted: true }, text: 'Fetching.', toolCalls: [{ name: 'http_fetch' }], usage: { inputTokens: 420, outputTokens: 38 }, costUsd: 0.00183 }));
+    expect(sut).toMatchObject({ kind: 'model', title: 'Model turn 1 (scripted/health-report, scripted)', costUsd: 0.00183 });
+    expect(sut.detail).toContain('calls: http_fetch');
+  });
+
+  it('tones policy decisions by their answer', () => {
+    expect(describeEvent(event(2, 'run.tool_decided', { tool: 'slack_post', verb: '', decision: 'approval_required', reason: { code: 'x', text: 'needs approval' } }))).toMatchObject({ kind: 'decision', tone: 'warn', title: 'Policy: approval required slack_post' });
+    expect(describeEvent(event(3, 'run.tool_decided', { tool: 'http_fetch', verb: 'GET', decision: 'deny', reason: { code: 'x', text: 'no' } })).tone).toBe('bad');
+  });
+
+  it('marks outcomes, checkpoints and effects', () => {
+    expect(describeEvent(event(4, 'run.succeeded', { summary: 'done' }))).toMatchObject({ kind: 'outcome', tone: 'ok', title: 'Succeeded', detail: 'done' });
+    expect(describeEvent(event(5, 'run.budget_exhausted', { detail: 'over' }))).toMatchObject({ kind: 'outcome', tone: 'bad', title: 'Budget exhausted' });
+    expect(describeEvent(event(6, 'run.checkpoint', { seq: 2, phase: 'act', iteration: 1, toolCalls: 1, costUsd: 0.1, digest: 'abcdef0123456789' })).title).toBe('Checkpoint 2 (act)');
+    expect(describeEvent(event(7, 'effect.failed', { error: { code: 'timeout', message: 'slow' } }))).toMatchObject({ kind: 'effect', tone: 'bad', title: 'Effect failed (timeout)' });
+  });
+});
+
+describe(totalCost.name, () => {
+  it('adds the cost of model turns only', () => {
+    expect(totalCost([event(1, 'run.model_turn', { costUsd: 0.5 }), event(2, 'run.checkpoint', { costUsd: 0.5 }), event(3, 'run.model_turn', { costUsd: 0.25 })])).toBe(0.75);
+  });
+});

@@ -1,0 +1,143 @@
+import { formatUsd } from './format';
+
+/** One event of a run as GET /runs/{id}/events and the SSE stream carry it. */
+export interface RunEvent {
+  id: string;
+  position: number;
+  type: string;
+  streamVersion: number;
+  occurredAt: string;
+  actor: { kind: string; id: string } | null;
+  data: Record<string, unknown>;
+}
+
+export type EntryKind = 'model' | 'decision' | 'effect' | 'tool' | 'checkpoint' | 'state' | 'outcome' | 'other';
+
+export interface TimelineEntry {
+  position: number;
+  type: string;
+  at: string;
+  kind: EntryKind;
+  title: string;
+  detail: string;
+  tone: 'ok' | 'warn' | 'bad' | 'neutral';
+  costUsd: number | null;
+}
+
+const OUTCOMES = new Set(['run.succeeded', 'run.failed', 'run.cancelled', 'run.abandoned', 'run.rejected', 'run.expired', 'run.revoked', 'run.budget_exhausted', 'run.timed_out']);
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : value === null || value === undefined ? '' : JSON.stringify(value);
+}
+
+function num(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/**
+ * Accepts an event from the page API or an SSE `data:` line. The stream may carry the same
+ * item shape or a bare envelope (`globalPosition`, `version`); both read the same here.
+ */
+export function toRunEvent(raw: unknown, fallbackPosition?: number): RunEvent | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const record = raw as Record<string, unknown>;
+  const position = num(record['position']) ?? num(record['globalPosition']) ?? (typeof record['globalPosition'] === 'string' ? Number(record['globalPosition']) : null) ?? fallbackPosition ?? null;
+  const type = record['type'];
+  if (position === null || !Number.isFinite(position) || typeof type !== 'string') return null;
+  const data = typeof record['data'] === 'object' && record['data'] !== null ? (record['data'] as Record<string, unknown>) : {};
+  const actor = typeof record['actor'] === 'object' && record['actor'] !== null ? (record['actor'] as { kind: string; id: string }) : null;
+  return {
+    id: str(record['id']) || String(position),
+    position,
+    type,
+    streamVersion: num(record['streamVersion']) ?? num(record['version']) ?? 0,
+    occurredAt: str(record['occurredAt']),
+    actor,
+    data,
+  };
+}
+
+/** Adds events to a timeline once each, in position order: a replay after reconnecting repeats nothing. */
+export function mergeEvents(existing: readonly RunEvent[], incoming: readonly RunEvent[]): RunEvent[] {
+  const byPosition = new Map<number, RunEvent>();
+  for (const event of existing) byPosition.set(event.position, event);
+  for (const event of incoming) if (!byPosition.has(event.position)) byPosition.set(event.position, event);
+  return [...byPosition.values()].sort((a, b) => a.position - b.position);
+}
+
+/** What a person reads for each event: model turns, decisions, effects, checkpoints, outcome. */
+export function describeEvent(event: RunEvent): TimelineEntry {
+  const d = event.data;
+  const base = { position: event.position, type: event.type, at: event.occurredAt, costUsd: null as number | null };
+  switch (event.type) {
+    case 'run.model_turn': {
+      const model = (d['model'] ?? {}) as Record<string, unknown>;
+      const calls = Array.isArray(d['toolCalls']) ? (d['toolCalls'] as Array<Record<string, unknown>>).map((call) => str(call['name'])) : [];
+      const usage = (d['usage'] ?? {}) as Record<string, unknown>;
+      const cost = num(d['costUsd']);
+      return {
+        ...base,
+        kind: 'model',
+        tone: 'neutral',
+        costUsd: cost,
+        title: `Model turn ${str(d['iteration'])} (${str(model['provider'])}/${str(model['model'])}${model['scripted'] === true ? ', scripted' : ''})`,
+        detail: [str(d['text']), calls.length ? `calls: ${calls.join(', ')}` : '', `${str(usage['inputTokens'])} in / ${str(usage['outputTokens'])} out tokens, ${formatUsd(cost)}`]
+          .filter(Boolean)
+          .join('\n'),
+      };
+    }
+    case 'run.tool_decided': {
+      const decision = str(d['decision']);
+      const reason = (d['reason'] ?? {}) as Record<string, unknown>;
+      return {
+        ...base,
+        kind: 'decision',
+        tone: decision === 'allow' ? 'ok' : decision === 'deny' ? 'bad' : 'warn',
+        title: `Policy: ${decision.replace('_', ' ')} ${str(d['tool'])}${d['verb'] ? ` ${str(d['verb'])}` : ''}`,
+        detail: [d['resource'] ? `resource: ${str(d['resource'])}` : '', str(reason['text'])].filter(Boolean).join('\n'),
+      };
+    }
+    case 'effect.prepared':
+      return { ...base, kind: 'effect', tone: 'neutral', title: `Effect prepared: ${str(d['tool'])} ${str(d['verb'])}`.trim(), detail: d['resource'] ? `resource: ${str(d['resource'])}` : '' };
+    case 'effect.completed':
+      return { ...base, kind: 'effect', tone: 'ok', title: 'Effect completed', detail: str(d['summary']) };
+    case 'effect.failed': {
+      const error = (d['error'] ?? {}) as Record<string, unknown>;
+      return { ...base, kind: 'effect', tone: 'bad', title: `Effect failed (${str(error['code'])})`, detail: str(error['message']) };
+    }
+    case 'run.tool_result':
+      return { ...base, kind: 'tool', tone: d['ok'] === true ? 'ok' : 'bad', title: `Tool result: ${str(d['tool'])} ${d['ok'] === true ? 'ok' : 'failed'}`, detail: str(d['summary']) };
+    case 'run.checkpoint':
+      return {
+        ...base,
+        kind: 'checkpoint',
+        tone: 'neutral',
+        costUsd: num(d['costUsd']),
+        title: `Checkpoint ${str(d['seq'])} (${str(d['phase'])})`,
+        detail: `iteration ${str(d['iteration'])}, ${str(d['toolCalls'])} tool calls, ${formatUsd(num(d['costUsd']))} so far; digest ${str(d['digest']).slice(0, 12)}`,
+      };
+    case 'run.waiting':
+      return { ...base, kind: 'state', tone: 'warn', title: `Waiting for ${str(d['reason'])}`, detail: d['attentionId'] ? `attention ${str(d['attentionId'])}` : '' };
+    case 'run.resumed':
+      return { ...base, kind: 'state', tone: 'neutral', title: 'Resumed', detail: str(d['reason']) };
+    case 'run.started':
+      return { ...base, kind: 'state', tone: 'neutral', title: 'Started', detail: d['deadline'] ? `deadline ${str(d['deadline'])}` : '' };
+    default:
+      if (OUTCOMES.has(event.type)) {
+        const detail = str(d['summary']) || str(d['detail']) || str(d['reason']);
+        return { ...base, kind: 'outcome', tone: event.type === 'run.succeeded' ? 'ok' : 'bad', title: humanize(event.type), detail };
+      }
+      return { ...base, kind: event.type.startsWith('run.') ? 'state' : 'other', tone: 'neutral', title: humanize(event.type), detail: '' };
+  }
+}
+
+/** `run.criteria_set` → "Criteria set"; other contexts keep their prefix (`effect.x` → "Effect x"). */
+function humanize(type: string): string {
+  const words = (type.startsWith('run.') ? type.slice(4) : type).replaceAll('_', ' ').replaceAll('.', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Cost of the run so far as its model turns report it. */
+export function totalCost(events: readonly RunEvent[]): number {
+  return events.reduce((sum, event) => sum + (event.type === 'run.model_turn' ? (num(event.data['costUsd']) ?? 0) : 0), 0);
+}

@@ -1,0 +1,3 @@
+export * from './audit-report';
+export * from './evidence-bundle.v1';
+export * from './verify-evidence-bundle';

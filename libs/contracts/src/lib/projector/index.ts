@@ -1,0 +1,1 @@
+export * from './projector.commands.v1';
