@@ -1,6 +1,7 @@
 /**
- * The compiled all-in-one app as a child process, for the phases that measure it through its
- * public interfaces, and what those phases share: closed-loop clients and CPU accounting.
+ * The compiled all-in-one app as a child process (or several on shared infrastructure, as
+ * replicas), for the phases that measure it through its public interfaces, and what those phases
+ * share: closed-loop clients and CPU accounting.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -241,7 +242,7 @@ export function expectStatus(answer: Answer<unknown>, status: number, what: stri
 }
 
 /** Relay work left over from one phase must not land in the next one's measurements. */
-export async function relayIdle(app: App): Promise<void> {
+export async function relayIdle(app: Pick<App, 'baseUrl'>): Promise<void> {
   await eventually(
     async () => {
       const text = await (await fetch(`${app.baseUrl}/metrics`)).text();

@@ -17,7 +17,7 @@ import type { CpuUse } from './app-process';
 import { benchAuthorize, type AuthorizeResults } from './authorize.bench';
 import { benchBudget, type BudgetResults } from './budget.bench';
 import { benchRawInsert, benchStoreAppend, createRawTable, type AppendCase, type AppendResult } from './append.bench';
-import { benchExecution, FULL_EXECUTION, printExecution, QUICK_EXECUTION } from './execution.bench';
+import { benchExecution, type ExecutionCpu, type ExecutionResults, type Timing } from './execution.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
 import { ratio, table } from './stats';
 
@@ -158,7 +158,15 @@ async function main(): Promise<void> {
   }
 
   if (phases.has('execution')) {
-    const execution = await benchExecution(quick ? QUICK_EXECUTION : FULL_EXECUTION);
+    const execution = await benchExecution({
+      steps: { warmupRuns: 1, runs: quick ? 2 : 10, stepsPerRun: quick ? 20 : 40, commits: Math.round(2_000 * scale) },
+      throughput: { clients: quick ? 16 : 32, warmup: Math.round(200 * scale), runs: Math.round(1_000 * scale), oneAtATime: quick ? 5 : 30, baselineJobs: Math.round(3_000 * scale) },
+      recovery: {
+        repeats: quick ? 2 : 5,
+        // The defaults, then a short lease; the quick run only the short one.
+        settings: [...(quick ? [] : [{ leaseMs: 15_000, recoveryIntervalMs: 5_000 }]), { leaseMs: 2_000, recoveryIntervalMs: 250 }],
+      },
+    });
     results['execution'] = execution;
     printExecution(execution);
   }
@@ -257,6 +265,98 @@ function printAuthorize(authorize: AuthorizeResults): void {
     )}\n`,
   );
   process.stdout.write(`\n${authorize.verified.answered} calls answered (measured, warm-up and readiness probes) and ${authorize.verified.decidedEvents} policy.decided events exist\n`);
+}
+
+const EXECUTION_CPU_HEADERS = [...CPU_HEADERS, 'postgres cores', 'nats cores'];
+const executionCpuCells = (cpu: ExecutionCpu): (string | number)[] => [...cpuCells(cpu), cpu.postgres ?? 'n/a', cpu.nats ?? 'n/a'];
+
+function printExecution(execution: ExecutionResults): void {
+  const { steps, throughput, recovery } = execution;
+  const row = (kind: string, t: Timing, baseline: Timing, times = 1): (string | number)[] => [
+    kind, t.count, t.p50, t.p99, t.mean, ratio(t.p50, baseline.p50 * times), ratio(t.p99, baseline.p99 * times), ratio(t.mean, baseline.mean * times),
+  ];
+  process.stdout.write(
+    `\n(f) execution: ${steps.runs} runs of ${steps.stepsPerRun} scripted update_criteria steps, one run at a time, timed by their events; ` +
+      `baseline: one INSERT + COMMIT of a ${steps.checkpointCommitBytes}-byte row (synchronous_commit ${steps.database.synchronousCommit}, fsync ${steps.database.fsync})\n`,
+  );
+  process.stdout.write(
+    `${table(
+      ['interval', 'count', 'p50 ms', 'p99 ms', 'mean ms', 'p50 vs commit', 'p99 vs commit', 'mean vs commit'],
+      [
+        row('per checkpoint (any to the next)', steps.perCheckpointMs, steps.commitMs),
+        row('  to a model turn checkpoint (plan)', steps.planCheckpointMs, steps.commitMs),
+        row('  to a tool result checkpoint (act)', steps.actCheckpointMs, steps.commitMs),
+        row('per step (vs two commits)', steps.perStepMs, steps.commitMs, 2),
+        row('per step less the scripted model call (vs two commits)', steps.perStepLessModelMs, steps.commitMs, 2),
+        row('baseline: INSERT + COMMIT', steps.commitMs, steps.commitMs),
+      ],
+    )}\n`,
+  );
+  process.stdout.write('\n(f) a step cut at its events (each part starts with the commit of the event named first)\n');
+  const { segmentsMs: s } = steps;
+  process.stdout.write(
+    `${table(
+      ['part', 'p50 ms', 'p99 ms', 'mean ms'],
+      [
+        ['tool result checkpoint -> budget.reserved', s.untilReserved],
+        ['budget.reserved -> budget.settled (includes the model call)', s.reservedToSettled],
+        ['budget.settled -> model turn checkpoint', s.settledToModelTurn],
+        ['model turn checkpoint -> tool result checkpoint', s.modelTurnToToolResult],
+        ['scripted model call (router durationMs)', steps.modelCallMs],
+      ].map(([kind, t]) => [kind as string, (t as Timing).p50, (t as Timing).p99, (t as Timing).mean]),
+    )}\n`,
+  );
+  const tx = steps.transactionsPerStep;
+  process.stdout.write(
+    `transactions per step that wrote events: ${tx.runStream.toFixed(2)} on the run's stream (${tx.withCheckpoint.toFixed(2)} with a checkpoint), ` +
+      `${tx.budget.toFixed(2)} in the budget ledger; mean step ${steps.firstQuarterStepMs.toFixed(2)} ms in the first quarter of a run, ` +
+      `${steps.lastQuarterStepMs.toFixed(2)} ms in the last\n`,
+  );
+  process.stdout.write(
+    `${table(['path', ...EXECUTION_CPU_HEADERS], [
+      ['runs (one app process)', ...executionCpuCells(steps.cpu.ours)],
+      ['baseline commits', ...executionCpuCells(steps.cpu.baseline)],
+    ])}\n`,
+  );
+  const perTurn = (ms: number | null) => (ms === null ? 'n/a' : `${ms.toFixed(1)} ms`);
+  process.stdout.write(
+    `CPU per model turn of the runs: machine ${perTurn(steps.cpuMsPerTurn.machine)}, app ${perTurn(steps.cpuMsPerTurn.app)}, postgres ${perTurn(steps.cpuMsPerTurn.postgres)}\n`,
+  );
+
+  const { ours, baseline } = throughput;
+  process.stdout.write(`\n(f) no-op runs per second: ${ours.clients} closed-loop clients, first start to last terminal event\n`);
+  process.stdout.write(
+    `${table(
+      ['path', 'count', 'seconds', 'per s', 'vs baseline', 'loop p50 ms', 'loop p99 ms', 'machine CPU ms per run', ...EXECUTION_CPU_HEADERS],
+      [ours, baseline].map((r) => [
+        r.kind, r.count, r.seconds, r.perSecond, ratio(r.perSecond, baseline.perSecond), r.loopMs.p50, r.loopMs.p99,
+        r.cpu.machine === null ? 'n/a' : (r.cpu.machine * 1_000) / r.perSecond, ...executionCpuCells(r.cpu),
+      ]),
+    )}\n`,
+  );
+  process.stdout.write(
+    `ours: run.admitted -> terminal p50 ${ours.admittedToTerminalMs.p50.toFixed(1)} ms, p99 ${ours.admittedToTerminalMs.p99.toFixed(1)} ms; ` +
+      `runs claimed per supervisor: ${ours.runsByReplica.join(' / ')}; baseline: ${baseline.runners} runners x concurrency ${baseline.concurrencyPerRunner}\n`,
+  );
+
+  const alone = ours.oneAtATime;
+  process.stdout.write(`\n(f) a no-op run alone (${alone.count} runs one at a time), cut at the events it writes; POST -> 201 p50 ${alone.admissionMs.p50.toFixed(2)} ms\n`);
+  process.stdout.write(
+    `${table(['part', 'p50 ms', 'p99 ms', 'mean ms'], [...alone.parts.map((part) => [part.kind, part.ms.p50, part.ms.p99, part.ms.mean]), ['run.admitted -> run.succeeded', alone.totalMs.p50, alone.totalMs.p99, alone.totalMs.mean]])}\n`,
+  );
+  process.stdout.write(`CPU of the two app processes per run, one at a time: ${alone.appCpuMsPerRun.toFixed(1)} ms (less their idle use, ${alone.idleAppCores.toFixed(3)} cores)\n`);
+
+  process.stdout.write('\n(f) recovery: SIGKILL of the process holding a run mid model call, until the other process claims and finishes it\n');
+  process.stdout.write(
+    `${table(
+      ['lease ms', 'sweep ms', 'rounds', 'kill -> claimed p50 ms', 'max ms', 'kill -> terminal p50 ms', 'max ms', 'lease left at kill (ms)', 'claimed after lapse (ms)', 'goal: lease + 1 s'],
+      recovery.map((r) => [
+        r.leaseMs, r.recoveryIntervalMs, r.samples.length, r.claimedMs.p50, r.claimedMs.max, r.terminalMs.p50, r.terminalMs.max,
+        r.samples.map((x) => Math.round(x.leaseLeftMs)).join(' '), r.samples.map((x) => Math.round(x.claimedAfterLapseMs)).join(' '),
+        r.claimedMs.max <= r.leaseMs + 1_000 ? 'met' : 'not met',
+      ]),
+    )}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

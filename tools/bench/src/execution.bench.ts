@@ -1,0 +1,918 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { Logger, makeWorkerUtils, run, type Runner } from 'graphile-worker';
+import { Pool } from 'pg';
+import { topology } from '@packetagent/bus';
+import { RUN_TERMINAL_EVENT_TYPES } from '@packetagent/contracts';
+import { createTestDatabase, eventually, testEnv, type TestDatabase } from '@packetagent/testing';
+import { closedLoop, cpuFrom, expectStatus, firstRunSetup, relayIdle, request, spawnApp, startInfrastructure, type AppProcess, type CpuUse } from './app-process';
+import { now, sleep, summarise, type Summary } from './stats';
+
+export interface RecoverySetting {
+  /** PACKETAGENT_SUPERVISOR_LEASE_MS: how long a claim lasts without renewal. */
+  leaseMs: number;
+  /** PACKETAGENT_SUPERVISOR_RECOVERY_INTERVAL_MS: how often lapsed claims are looked for. */
+  recoveryIntervalMs: number;
+}
+
+export interface ExecutionOptions {
+  /** Runs one at a time, each `stepsPerRun` scripted update_criteria steps and then finish. */
+  steps: { warmupRuns: number; runs: number; stepsPerRun: number; commits: number };
+  /**
+   * No-op runs (one finish turn) from closed-loop clients, on two app processes, first
+   * `oneAtATime` alone; `baselineJobs` no-op jobs for graphile-worker, which needs more to fill a
+   * measurement of a few seconds.
+   */
+  throughput: { clients: number; warmup: number; runs: number; oneAtATime: number; baselineJobs: number };
+  /** A run held mid model call by a process that is SIGKILLed, `repeats` times per setting. */
+  recovery: { repeats: number; settings: RecoverySetting[] };
+}
+
+/** CPU use of a stretch, with the Postgres server (all its processes) and the NATS server, in cores; null where /proc is not readable. */
+export interface ExecutionCpu extends CpuUse {
+  postgres: number | null;
+  nats: number | null;
+}
+
+/** A summary with the mean, which keeps sub-millisecond detail that millisecond timestamps lose in percentiles. */
+export interface Timing extends Summary {
+  mean: number;
+}
+
+export interface StepResults {
+  runs: number;
+  stepsPerRun: number;
+  /** Steps measured: each run's second to last update_criteria step (the first follows the run's start). */
+  steps: number;
+  database: { synchronousCommit: string; fsync: string };
+  /** One act checkpoint to the next: a model turn and a tool result, each committed with a checkpoint. */
+  perStepMs: Timing;
+  /** The same less the scripted model call (its run.model_turn durationMs): the step's own overhead. */
+  perStepLessModelMs: Timing;
+  /** Any checkpoint to the next. */
+  perCheckpointMs: Timing;
+  /** To the checkpoint after a model turn (budget reserve, model call, settle, commit). */
+  planCheckpointMs: Timing;
+  /** To the checkpoint after a tool result (the control tool and one commit). */
+  actCheckpointMs: Timing;
+  /** A step cut at the timestamps of the events it writes; each part begins with one commit. */
+  segmentsMs: { untilReserved: Timing; reservedToSettled: Timing; settledToModelTurn: Timing; modelTurnToToolResult: Timing };
+  /** The scripted model call as the router timed it (run.model_turn durationMs). */
+  modelCallMs: Timing;
+  /** Mean step in the first and the last quarter of each run: growth with the run's length. */
+  firstQuarterStepMs: number;
+  lastQuarterStepMs: number;
+  /** Transactions that wrote events, per step, counted by their transaction ids. */
+  transactionsPerStep: { runStream: number; withCheckpoint: number; budget: number };
+  /** Bytes (pg_column_size) of the event rows a checkpointed commit writes, on average. */
+  checkpointCommitBytes: number;
+  /** The baseline: one INSERT of a row of checkpointCommitBytes into a plain table, in autocommit. */
+  commitMs: Timing;
+  cpu: { ours: ExecutionCpu; baseline: ExecutionCpu };
+  /** CPU per model turn of the runs (start and finish included), in ms: cores busy times the runs' time over their turns. */
+  cpuMsPerTurn: { machine: number | null; app: number | null; postgres: number | null };
+}
+
+export interface ThroughputCase {
+  kind: string;
+  clients: number;
+  count: number;
+  /** From the first start to the last terminal event (ours) or job completion (baseline). */
+  seconds: number;
+  perSecond: number;
+  /** Start request to the client learning of the end (ours: the terminal event over NATS). */
+  loopMs: Summary;
+  cpu: ExecutionCpu;
+}
+
+/** A no-op run alone on the system, cut at the events it writes. */
+export interface NoopBreakdown {
+  count: number;
+  /** POST to the 201 (run.admitted committed). */
+  admissionMs: Timing;
+  parts: { kind: string; ms: Timing }[];
+  /** run.admitted to the terminal event. */
+  totalMs: Timing;
+  /** CPU of both app processes per run, in ms, less what they use when idle. */
+  appCpuMsPerRun: number;
+  /** Cores both app processes use with no run going (timers, polling), measured over 2 s. */
+  idleAppCores: number;
+}
+
+export interface ThroughputResults {
+  ours: ThroughputCase & { deployments: number; processes: number; admittedToTerminalMs: Summary; runsByReplica: number[]; oneAtATime: NoopBreakdown };
+  baseline: ThroughputCase & { runners: number; concurrencyPerRunner: number };
+}
+
+export interface RecoverySample {
+  /** The holder's lease when it was killed, from the kill: how long the claim still had to run. */
+  leaseLeftMs: number;
+  /** Kill to run.claimed by the other process. */
+  claimedMs: number;
+  /** Lease expiry to run.claimed: how long the lapse went unnoticed. */
+  claimedAfterLapseMs: number;
+  /** Kill to the run's terminal event. */
+  terminalMs: number;
+}
+
+export interface RecoveryResults extends RecoverySetting {
+  samples: RecoverySample[];
+  claimedMs: Summary;
+  terminalMs: Summary;
+  /** A new process's start to ready, for the processes started during the phase. */
+  processStartMs: Summary;
+}
+
+export interface ExecutionResults {
+  steps: StepResults;
+  throughput: ThroughputResults;
+  recovery: RecoveryResults[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workers, scripts and runs over the public API.
+
+const UPDATE_TURN = { toolCalls: [{ name: 'update_criteria', arguments: { criteria: ['done'], reason: 'step' } }] };
+const FINISH_TURN = { toolCalls: [{ name: 'finish', arguments: { summary: 'done', criteria: [{ criterion: 'done', met: true }] } }] };
+const TERMINAL_TYPES: readonly string[] = RUN_TERMINAL_EVENT_TYPES;
+
+/** A script is YAML, and JSON is YAML. Free pricing: the ledger is still asked at every turn. */
+function writeScript(dir: string, name: string, turns: object[]): void {
+  writeFileSync(join(dir, `${name}.yaml`), JSON.stringify({ pricing: { inputPerMTokUsd: 0, outputPerMTokUsd: 0 }, turns }));
+}
+
+interface Owner {
+  baseUrl: string;
+  workspaceId: string;
+  apiKey: string;
+}
+
+function workerYaml(name: string): string {
+  return `apiVersion: packetagent/v1
+kind: Worker
+name: ${name}
+model: { provider: scripted, model: ${name} }
+instructions: Do the task.
+tools: [{ tool: update_criteria, approval: never }]
+bounds: { maxConcurrentRuns: 1000, maxIterations: 1000, maxToolCalls: 1000 }
+exit: { finish: { criteria: [done] } }
+triggers:
+  - { manual: {} }
+`;
+}
+
+/** Creates the worker `name` (whose script has the same name) and answers `count` deployments of it. */
+async function deploy(owner: Owner, name: string, count: number): Promise<string[]> {
+  const auth = { authorization: `Bearer ${owner.apiKey}` };
+  const api = (path: string) => `${owner.baseUrl}/api/v1/workspaces/${owner.workspaceId}${path}`;
+  const worker = await request<{ id: string }>(api('/workers'), 'POST', { body: { name }, headers: auth });
+  expectStatus(worker, 201, `creating worker ${name}`);
+  const version = await request(api(`/workers/${worker.body.id}/versions`), 'POST', { raw: workerYaml(name), headers: { ...auth, 'content-type': 'application/yaml' } });
+  expectStatus(version, 201, `applying worker ${name}`);
+  const deployments: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const deployed = await request<{ id: string }>(api('/deployments'), 'POST', { body: { workerId: worker.body.id }, headers: auth });
+    expectStatus(deployed, 201, `deploying ${name}`);
+    deployments.push(deployed.body.id);
+  }
+  return deployments;
+}
+
+async function startRun(baseUrl: string, owner: Owner, deploymentId: string): Promise<string> {
+  const started = await request<{ runId: string; hold: string | null }>(`${baseUrl}/api/v1/workspaces/${owner.workspaceId}/deployments/${deploymentId}/runs`, 'POST', {
+    body: { input: {} },
+    headers: { authorization: `Bearer ${owner.apiKey}` },
+  });
+  expectStatus(started, 201, 'starting a run');
+  // A held run waits for a slot: the benchmark would measure the wait, not execution.
+  if (started.body.hold !== null) throw new Error(`run ${started.body.runId} was held (${started.body.hold}) instead of admitted`);
+  return started.body.runId;
+}
+
+/**
+ * Learns of run ends as any subscriber would: the terminal events the relay publishes. A run may
+ * end before anyone waits for it, so every end seen is kept.
+ */
+class RunEnds {
+  private readonly ended = new Map<string, string>();
+  private readonly waiters = new Map<string, (type: string) => void>();
+  private readonly subscriptions: Subscription[];
+
+  constructor(
+    private readonly nc: NatsConnection,
+    prefix: string,
+    workspaceId: string,
+  ) {
+    const root = topology(prefix).eventsSubjectRoot;
+    this.subscriptions = TERMINAL_TYPES.map((type) =>
+      nc.subscribe(`${root}.${workspaceId}.run.${type}`, {
+        callback: (error, message) => {
+          if (error) return;
+          let stream: unknown;
+          try {
+            stream = (message.json() as { stream?: unknown }).stream;
+          } catch {
+            return;
+          }
+          if (typeof stream !== 'string' || !stream.startsWith('run-')) return;
+          const runId = stream.slice('run-'.length);
+          if (this.ended.has(runId)) return;
+          this.ended.set(runId, type);
+          this.waiters.get(runId)?.(type);
+          this.waiters.delete(runId);
+        },
+      }),
+    );
+  }
+
+  /** The subscriptions are in place on the server once this resolves. */
+  ready(): Promise<void> {
+    return this.nc.flush();
+  }
+
+  /** The run's terminal event type; fails after `timeoutMs` rather than hang the benchmark. */
+  wait(runId: string, timeoutMs = 120_000): Promise<string> {
+    const type = this.ended.get(runId);
+    if (type) return Promise.resolve(type);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(runId);
+        reject(new Error(`run ${runId} did not end within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.set(runId, (ended) => {
+        clearTimeout(timer);
+        resolve(ended);
+      });
+    });
+  }
+
+  close(): void {
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+  }
+}
+
+function timing(samples: number[]): Timing {
+  const mean = samples.length ? samples.reduce((sum, value) => sum + value, 0) / samples.length : Number.NaN;
+  return { ...summarise(samples), mean };
+}
+
+/** Cores busy over two stretches of a phase, weighted by their lengths. */
+function combineCpu(parts: { cpu: ExecutionCpu; seconds: number }[]): ExecutionCpu {
+  const seconds = parts.reduce((sum, part) => sum + part.seconds, 0);
+  const weigh = (pick: (cpu: ExecutionCpu) => number | null): number | null => {
+    let total = 0;
+    for (const part of parts) {
+      const value = pick(part.cpu);
+      if (value === null) return null;
+      total += value * part.seconds;
+    }
+    return total / seconds;
+  };
+  return {
+    machine: weigh((cpu) => cpu.machine),
+    app: weigh((cpu) => cpu.app),
+    bench: weigh((cpu) => cpu.bench) ?? Number.NaN,
+    postgres: weigh((cpu) => cpu.postgres),
+    nats: weigh((cpu) => cpu.nats),
+  };
+}
+
+/** CPU seconds of the processes `pids` answers, from /proc (utime + stime, in clock ticks of 1/100 s). */
+function procCpuSeconds(pids: () => number[]): number | null {
+  try {
+    let ticks = 0;
+    for (const pid of pids()) {
+      const stat = readProcStat(pid);
+      if (stat) ticks += stat.utime + stat.stime;
+    }
+    return ticks / 100;
+  } catch {
+    return null;
+  }
+}
+
+function readProcStat(pid: number): { comm: string; ppid: number; utime: number; stime: number } | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command may hold spaces; the fields after its closing parenthesis do not.
+  const close = text.lastIndexOf(')');
+  const fields = text.slice(close + 2).split(' ');
+  return { comm: text.slice(text.indexOf('(') + 1, close), ppid: Number(fields[1]), utime: Number(fields[11]), stime: Number(fields[12]) };
+}
+
+const procPids = (): number[] => readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number);
+
+/**
+ * The Postgres server the benchmark uses (its postmaster, found as a backend's parent, and every
+ * child of it) and the nats-server listening on the benchmark's NATS port.
+ */
+async function serverPids(db: TestDatabase): Promise<{ postgres: () => number[]; nats: () => number[] }> {
+  const { rows } = await db.pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const postmaster = readProcStat(rows[0]!.pid)?.ppid ?? -1;
+  const natsPort = new URL(testEnv.natsUrl.split(',')[0]!).port || '4222';
+  const natsPids = procPids().filter((pid) => {
+    if (readProcStat(pid)?.comm !== 'nats-server') return false;
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const at = args.findIndex((arg) => arg === '-p' || arg === '--port');
+    return (at >= 0 ? args[at + 1] : '4222') === natsPort;
+  });
+  return {
+    postgres: () => [postmaster, ...procPids().filter((pid) => readProcStat(pid)?.ppid === postmaster)],
+    nats: () => natsPids,
+  };
+}
+
+/** cpuFrom, with the Postgres and NATS servers' processes. */
+async function executionCpuFrom(db: TestDatabase, apps: readonly AppProcess[] | AppProcess | null): Promise<() => Promise<ExecutionCpu>> {
+  const pids = await serverPids(db);
+  const started = now();
+  const postgresStart = procCpuSeconds(pids.postgres);
+  const natsStart = procCpuSeconds(pids.nats);
+  const cpu = await cpuFrom(apps);
+  return async () => {
+    const use = await cpu();
+    const seconds = (now() - started) / 1_000;
+    const postgresEnd = procCpuSeconds(pids.postgres);
+    const natsEnd = procCpuSeconds(pids.nats);
+    return {
+      ...use,
+      postgres: postgresStart !== null && postgresEnd !== null ? (postgresEnd - postgresStart) / seconds : null,
+      nats: natsStart !== null && natsEnd !== null ? (natsEnd - natsStart) / seconds : null,
+    };
+  };
+}
+
+async function withScriptsDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'pa-bench-scripts-'));
+  try {
+    return await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Per-step overhead against one commit.
+
+interface RunEventRow {
+  stream_id: string;
+  version: number;
+  type: string;
+  at: number;
+  phase: string | null;
+  iteration: number | null;
+  duration_ms: number | null;
+  tx: string;
+}
+
+interface BudgetEventRow {
+  run_id: string;
+  stream_id: string;
+  type: string;
+  at: number;
+  key: string | null;
+  tx: string;
+}
+
+/** Reads each run's checkpoints and the budget events of its model turns, and cuts them into steps. */
+async function analyseSteps(db: TestDatabase, runIds: string[], stepsPerRun: number) {
+  const { rows: runRows } = await db.pool.query<RunEventRow>(
+    `SELECT stream_id, stream_version::int AS version, type, extract(epoch FROM occurred_at)::float8 * 1000 AS at,
+            data->>'phase' AS phase, (data->>'iteration')::int AS iteration, (data->>'durationMs')::float8 AS duration_ms, xmin::text AS tx
+       FROM events WHERE stream_id = ANY($1) ORDER BY stream_id, stream_version`,
+    [runIds.map((id) => `run-${id}`)],
+  );
+  const { rows: budgetRows } = await db.pool.query<BudgetEventRow>(
+    `SELECT data->>'runId' AS run_id, stream_id, type, extract(epoch FROM occurred_at)::float8 * 1000 AS at, data->>'idempotencyKey' AS key, xmin::text AS tx
+       FROM events WHERE type IN ('budget.reserved', 'budget.settled') AND data->>'runId' = ANY($1)`,
+    [runIds],
+  );
+  const steps: number[] = [];
+  const checkpoints: number[] = [];
+  const plans: number[] = [];
+  const acts: number[] = [];
+  const segments = { untilReserved: [] as number[], reservedToSettled: [] as number[], settledToModelTurn: [] as number[], modelTurnToToolResult: [] as number[] };
+  const modelCalls: number[] = [];
+  const lessModel: number[] = [];
+  const firstQuarter: number[] = [];
+  const lastQuarter: number[] = [];
+  const tx = { runStream: 0, withCheckpoint: 0, budget: 0 };
+
+  for (const runId of runIds) {
+    const events = runRows.filter((row) => row.stream_id === `run-${runId}`);
+    const ckpts = events.filter((row) => row.type === 'run.checkpoint');
+    // Each update_criteria step checkpoints twice (plan, act); the finish turn once (plan).
+    if (ckpts.length !== 2 * stepsPerRun + 1 || events.at(-1)?.type !== 'run.succeeded') {
+      throw new Error(`run ${runId} has ${ckpts.length} checkpoints and ends with ${events.at(-1)?.type ?? 'nothing'}; expected ${2 * stepsPerRun + 1} and run.succeeded`);
+    }
+    for (let i = 1; i < ckpts.length; i++) {
+      const interval = ckpts[i]!.at - ckpts[i - 1]!.at;
+      checkpoints.push(interval);
+      (ckpts[i]!.phase === 'plan' ? plans : acts).push(interval);
+    }
+    const checkpointOf = (iteration: number, phase: 'plan' | 'act') => ckpts.find((row) => row.iteration === iteration && row.phase === phase)!;
+    // Reservations of this run's model turns by iteration; a settlement is in its reservation's stream.
+    const budget = budgetRows.filter((row) => row.run_id === runId);
+    const reservedAt = new Map<number, BudgetEventRow>();
+    for (const row of budget) {
+      const iteration = row.type === 'budget.reserved' ? /:model:(\d+):/.exec(row.key ?? '')?.[1] : undefined;
+      if (iteration) reservedAt.set(Number(iteration), row);
+    }
+    const settledOf = (reserved: BudgetEventRow) => budget.find((row) => row.type === 'budget.settled' && row.stream_id === reserved.stream_id);
+
+    for (let k = 2; k <= stepsPerRun; k++) {
+      const previousAct = checkpointOf(k - 1, 'act');
+      const plan = checkpointOf(k, 'plan');
+      const act = checkpointOf(k, 'act');
+      const reserved = reservedAt.get(k);
+      const settled = reserved && settledOf(reserved);
+      if (!reserved || !settled) throw new Error(`run ${runId}: no budget reservation or settlement for model turn ${k}`);
+      const step = act.at - previousAct.at;
+      steps.push(step);
+      if (k - 2 < (stepsPerRun - 1) / 4) firstQuarter.push(step);
+      if (stepsPerRun - k < (stepsPerRun - 1) / 4) lastQuarter.push(step);
+      segments.untilReserved.push(reserved.at - previousAct.at);
+      segments.reservedToSettled.push(settled.at - reserved.at);
+      segments.settledToModelTurn.push(plan.at - settled.at);
+      segments.modelTurnToToolResult.push(act.at - plan.at);
+      const turn = events.find((row) => row.type === 'run.model_turn' && row.iteration === k);
+      if (turn?.duration_ms === null || turn?.duration_ms === undefined) throw new Error(`run ${runId}: model turn ${k} has no durationMs`);
+      modelCalls.push(turn.duration_ms);
+      lessModel.push(step - turn.duration_ms);
+      const inStep = events.filter((row) => row.version > previousAct.version && row.version <= act.version);
+      tx.runStream += new Set(inStep.map((row) => row.tx)).size;
+      tx.withCheckpoint += new Set(inStep.filter((row) => row.type === 'run.checkpoint').map((row) => row.tx)).size;
+      tx.budget += new Set([reserved.tx, settled.tx]).size;
+    }
+  }
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  return {
+    steps: steps.length,
+    perStepMs: timing(steps),
+    perStepLessModelMs: timing(lessModel),
+    perCheckpointMs: timing(checkpoints),
+    planCheckpointMs: timing(plans),
+    actCheckpointMs: timing(acts),
+    segmentsMs: {
+      untilReserved: timing(segments.untilReserved),
+      reservedToSettled: timing(segments.reservedToSettled),
+      settledToModelTurn: timing(segments.settledToModelTurn),
+      modelTurnToToolResult: timing(segments.modelTurnToToolResult),
+    },
+    modelCallMs: timing(modelCalls),
+    firstQuarterStepMs: mean(firstQuarter),
+    lastQuarterStepMs: mean(lastQuarter),
+    transactionsPerStep: { runStream: tx.runStream / steps.length, withCheckpoint: tx.withCheckpoint / steps.length, budget: tx.budget / steps.length },
+  };
+}
+
+/** Sequential INSERTs in autocommit: each one statement and one synchronous commit. */
+async function commitLoop(pool: Pool, count: number, payload: string): Promise<{ latencies: number[]; seconds: number }> {
+  const latencies: number[] = [];
+  const started = now();
+  for (let i = 0; i < count; i++) {
+    const t0 = now();
+    await pool.query({ name: 'bench_commit', text: 'INSERT INTO bench_commit (payload) VALUES ($1::jsonb)', values: [payload] });
+    latencies.push(now() - t0);
+  }
+  return { latencies, seconds: (now() - started) / 1_000 };
+}
+
+/**
+ * Runs of `stepsPerRun` scripted update_criteria steps, one run at a time on one app process,
+ * timed by their own event timestamps; against one INSERT + COMMIT of a row of the same size
+ * into a plain table of the same database, measured before and after the runs.
+ */
+async function benchSteps(options: ExecutionOptions['steps']): Promise<StepResults> {
+  const infra = await startInfrastructure();
+  let app: AppProcess | null = null;
+  let ends: RunEnds | null = null;
+  try {
+    return await withScriptsDir(async (scripts) => {
+      app = await spawnApp(infra, 'the app', { PACKETAGENT_SCRIPTS_DIR: scripts });
+      const owner = { baseUrl: app.baseUrl, ...(await firstRunSetup(app.baseUrl, infra.setupToken)) };
+      writeScript(scripts, 'bench-steps', [...Array.from({ length: options.stepsPerRun }, () => UPDATE_TURN), FINISH_TURN]);
+      const [deploymentId] = await deploy(owner, 'bench-steps', 1);
+      const watcher = (ends = new RunEnds(infra.bus.nc, infra.bus.prefix, owner.workspaceId));
+      await watcher.ready();
+      const oneRun = async (): Promise<string> => {
+        const runId = await startRun(owner.baseUrl, owner, deploymentId!);
+        const ended = await watcher.wait(runId);
+        if (ended !== 'run.succeeded') throw new Error(`run ${runId} ended ${ended}, expected run.succeeded`);
+        return runId;
+      };
+      const warmups: string[] = [];
+      for (let i = 0; i < options.warmupRuns; i++) warmups.push(await oneRun());
+
+      const { rows: settings } = await infra.db.pool.query<{ synchronous_commit: string; fsync: string }>(
+        `SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync`,
+      );
+      const database = { synchronousCommit: settings[0]!.synchronous_commit, fsync: settings[0]!.fsync };
+      if (database.synchronousCommit !== 'on' || database.fsync !== 'on') {
+        process.stdout.write(`warning: synchronous_commit is ${database.synchronousCommit} and fsync ${database.fsync}: commits are not flushed as in production\n`);
+      }
+      // The baseline row weighs what one checkpointed commit writes to the events table.
+      const { rows: weight } = await infra.db.pool.query<{ bytes: number }>(
+        `SELECT avg(bytes)::float8 AS bytes FROM (
+           SELECT sum(pg_column_size(e.*)) AS bytes FROM events e WHERE stream_id = ANY($1)
+            GROUP BY xmin::text HAVING bool_or(type = 'run.checkpoint')) commits`,
+        [warmups.map((id) => `run-${id}`)],
+      );
+      const checkpointCommitBytes = Math.round(weight[0]!.bytes);
+      const payload = JSON.stringify({ pad: 'x'.repeat(Math.max(0, checkpointCommitBytes - 40)) });
+      await infra.db.pool.query('CREATE TABLE bench_commit (id bigserial PRIMARY KEY, payload jsonb NOT NULL)');
+      await commitLoop(infra.db.pool, Math.max(20, Math.round(options.commits / 10)), payload);
+
+      // Baseline halves before and after the runs, so drift on the shared machine touches both.
+      const half = Math.ceil(options.commits / 2);
+      let cpu = await executionCpuFrom(infra.db, null);
+      const before = await commitLoop(infra.db.pool, half, payload);
+      const beforeCpu = await cpu();
+      const runIds: string[] = [];
+      cpu = await executionCpuFrom(infra.db, app);
+      const runsStarted = now();
+      for (let i = 0; i < options.runs; i++) runIds.push(await oneRun());
+      const runsMs = now() - runsStarted;
+      const oursCpu = await cpu();
+      const turns = options.runs * (options.stepsPerRun + 1);
+      const perTurn = (cores: number | null) => (cores === null ? null : (cores * runsMs) / turns);
+      cpu = await executionCpuFrom(infra.db, null);
+      const after = await commitLoop(infra.db.pool, options.commits - half, payload);
+      const afterCpu = await cpu();
+
+      const analysed = await analyseSteps(infra.db, runIds, options.stepsPerRun);
+      return {
+        runs: runIds.length,
+        stepsPerRun: options.stepsPerRun,
+        database,
+        ...analysed,
+        checkpointCommitBytes,
+        commitMs: timing([...before.latencies, ...after.latencies]),
+        cpuMsPerTurn: { machine: perTurn(oursCpu.machine), app: perTurn(oursCpu.app), postgres: perTurn(oursCpu.postgres) },
+        cpu: {
+          ours: oursCpu,
+          baseline: combineCpu([
+            { cpu: beforeCpu, seconds: before.seconds },
+            { cpu: afterCpu, seconds: after.seconds },
+          ]),
+        },
+      };
+    });
+  } finally {
+    (ends as RunEnds | null)?.close();
+    await (app as AppProcess | null)?.stop();
+    await infra.cleanup();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. No-op runs per second on two supervisors against graphile-worker on two runners.
+
+async function benchOursThroughput(options: ExecutionOptions['throughput']): Promise<ThroughputResults['ours']> {
+  const infra = await startInfrastructure();
+  const apps: AppProcess[] = [];
+  let ends: RunEnds | null = null;
+  try {
+    return await withScriptsDir(async (scripts) => {
+      writeScript(scripts, 'bench-noop', [FINISH_TURN]);
+      // One after the other: the first migrates the empty database.
+      for (const name of ['app A', 'app B']) apps.push(await spawnApp(infra, name, { PACKETAGENT_SCRIPTS_DIR: scripts }));
+      const setup = await firstRunSetup(apps[0]!.baseUrl, infra.setupToken);
+      const owner = { baseUrl: apps[0]!.baseUrl, ...setup };
+      // A deployment per client: admission serialises on a deployment's row, which is not what is measured here.
+      const deployments = await deploy(owner, 'bench-noop', options.clients);
+      const watcher = (ends = new RunEnds(infra.bus.nc, infra.bus.prefix, owner.workspaceId));
+      await watcher.ready();
+      const runIds: string[] = [];
+      // Starts alternate between the two processes; which supervisor drives a run is up to the bus.
+      const op = async (k: number): Promise<number> => {
+        const t0 = now();
+        const runId = await startRun(apps[k % apps.length]!.baseUrl, owner, deployments[k % deployments.length]!);
+        runIds.push(runId);
+        const ended = await watcher.wait(runId);
+        if (ended !== 'run.succeeded') throw new Error(`run ${runId} ended ${ended}, expected run.succeeded`);
+        return now() - t0;
+      };
+      // What the processes use with nothing to do (timers, polling), to take out of the per-run CPU below.
+      for (const app of apps) await relayIdle(app);
+      const idle = await cpuFrom(apps);
+      await sleep(2_000);
+      const idleAppCores = (await idle()).app ?? Number.NaN;
+
+      await closedLoop(options.clients, options.warmup, op);
+      runIds.length = 0;
+      for (const app of apps) await relayIdle(app);
+
+      // One at a time first: the path of a run with nothing else going on.
+      const alone: string[] = [];
+      const admission: number[] = [];
+      const aloneCpu = await cpuFrom(apps);
+      const aloneStart = now();
+      for (let k = 0; k < options.oneAtATime; k++) {
+        const t0 = now();
+        const runId = await startRun(apps[k % apps.length]!.baseUrl, owner, deployments[k % deployments.length]!);
+        admission.push(now() - t0);
+        alone.push(runId);
+        const ended = await watcher.wait(runId);
+        if (ended !== 'run.succeeded') throw new Error(`run ${runId} ended ${ended}, expected run.succeeded`);
+      }
+      const aloneSeconds = (now() - aloneStart) / 1_000;
+      const aloneCpuUse = await aloneCpu();
+      const oneAtATime = {
+        ...(await noopBreakdown(infra.db, alone)),
+        admissionMs: timing(admission),
+        appCpuMsPerRun: (((aloneCpuUse.app ?? Number.NaN) - idleAppCores) * aloneSeconds * 1_000) / alone.length,
+        idleAppCores,
+      };
+
+      for (const app of apps) await relayIdle(app);
+      const cpu = await executionCpuFrom(infra.db, apps);
+      const firstStart = Date.now();
+      const loop = await closedLoop(options.clients, options.runs, op);
+      const cpuUse = await cpu();
+
+      const streams = runIds.map((id) => `run-${id}`);
+      const { rows } = await infra.db.pool.query<{ stream_id: string; admitted: number; terminal: number; replicas: string[] }>(
+        `SELECT stream_id,
+                extract(epoch FROM min(occurred_at) FILTER (WHERE type = 'run.admitted'))::float8 * 1000 AS admitted,
+                extract(epoch FROM max(occurred_at) FILTER (WHERE type = ANY($2)))::float8 * 1000 AS terminal,
+                array_agg(data->>'replica') FILTER (WHERE type = 'run.claimed') AS replicas
+           FROM events WHERE stream_id = ANY($1) GROUP BY stream_id`,
+        [streams, TERMINAL_TYPES],
+      );
+      if (rows.length !== runIds.length || rows.some((row) => row.terminal === null || row.admitted === null)) {
+        throw new Error(`${runIds.length} runs were started but ${rows.filter((row) => row.terminal !== null).length} have a terminal event`);
+      }
+      const lastTerminal = Math.max(...rows.map((row) => row.terminal));
+      const seconds = (lastTerminal - firstStart) / 1_000;
+      const byReplica = new Map<string, number>();
+      for (const row of rows) for (const replica of row.replicas ?? []) byReplica.set(replica, (byReplica.get(replica) ?? 0) + 1);
+      return {
+        kind: 'ours: POST runs -> run.succeeded, 2 app processes',
+        clients: options.clients,
+        count: runIds.length,
+        seconds,
+        perSecond: runIds.length / seconds,
+        loopMs: summarise(loop.latencies),
+        cpu: cpuUse,
+        deployments: deployments.length,
+        processes: apps.length,
+        admittedToTerminalMs: summarise(rows.map((row) => row.terminal - row.admitted)),
+        runsByReplica: [...byReplica.values()].sort((a, b) => b - a),
+        oneAtATime,
+      };
+    });
+  } finally {
+    (ends as RunEnds | null)?.close();
+    for (const app of apps) await app.stop();
+    await infra.cleanup();
+  }
+}
+
+/** The events of no-op runs in the order they are written, and the gaps between them. */
+async function noopBreakdown(db: TestDatabase, runIds: string[]): Promise<Omit<NoopBreakdown, 'admissionMs' | 'appCpuMsPerRun' | 'idleAppCores'>> {
+  const { rows } = await db.pool.query<{ run_id: string; type: string; at: number }>(
+    `SELECT substr(stream_id, 5) AS run_id, type, extract(epoch FROM occurred_at)::float8 * 1000 AS at FROM events WHERE stream_id = ANY($1)
+     UNION ALL
+     SELECT data->>'runId', type, extract(epoch FROM occurred_at)::float8 * 1000 FROM events WHERE type IN ('budget.reserved', 'budget.settled') AND data->>'runId' = ANY($2)`,
+    [runIds.map((id) => `run-${id}`), runIds],
+  );
+  // Each mark is the first event of a commit; the gap to the next mark begins with that commit.
+  const marks = [
+    ['run.admitted', 'run.admitted -> run.claimed (relay, JetStream delivery, wake, claim, reading the run and its definition)'],
+    ['run.claimed', 'run.claimed -> budget.reserved (start commit, wall-time timer, reserve up to its append)'],
+    ['budget.reserved', 'budget.reserved -> budget.settled (reserve commit and reply, model call, settle up to its append)'],
+    ['budget.settled', 'budget.settled -> run.model_turn (settle commit and reply, the turn prepared)'],
+    ['run.model_turn', 'run.model_turn -> run.succeeded (model turn commit, finish checked)'],
+    ['run.succeeded', ''],
+  ] as const;
+  const gaps = marks.slice(0, -1).map(() => [] as number[]);
+  const totals: number[] = [];
+  for (const runId of runIds) {
+    const at = marks.map(([type]) => rows.find((row) => row.run_id === runId && row.type === type)?.at);
+    if (at.some((value) => value === undefined)) throw new Error(`run ${runId} lacks one of ${marks.map(([type]) => type).join(', ')}`);
+    for (let i = 0; i < gaps.length; i++) gaps[i]!.push(at[i + 1]! - at[i]!);
+    totals.push(at[at.length - 1]! - at[0]!);
+  }
+  return { count: runIds.length, parts: gaps.map((samples, i) => ({ kind: marks[i]![1], ms: timing(samples) })), totalMs: timing(totals) };
+}
+
+function isNoopPayload(payload: unknown): payload is { id: string } {
+  return typeof (payload as { id?: unknown } | null)?.id === 'string';
+}
+
+/** graphile-worker on its own fresh database on the same server: two runners, jobs that do nothing. */
+async function benchGraphileThroughput(options: ExecutionOptions['throughput']): Promise<ThroughputResults['baseline']> {
+  const db = await createTestDatabase({ empty: true });
+  const concurrencyPerRunner = Math.ceil(options.clients / 2);
+  const logger = new Logger(() => (level, message) => {
+    if (String(level) === 'error') process.stderr.write(`graphile-worker: ${message}\n`);
+  });
+  const waiters = new Map<string, () => void>();
+  const done = new Set<string>();
+  // Pools of our own, ended before the database is dropped (graphile-worker does not end pools it was given).
+  const runnerPools = [0, 1].map(() => new Pool({ connectionString: db.url, max: concurrencyPerRunner + 2 }));
+  const utilsPool = new Pool({ connectionString: db.url, max: options.clients });
+  for (const pool of [...runnerPools, utilsPool]) {
+    pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
+  }
+  const runners: Runner[] = [];
+  let utils: Awaited<ReturnType<typeof makeWorkerUtils>> | null = null;
+  try {
+    for (const pgPool of runnerPools) {
+      runners.push(
+        await run({
+          pgPool,
+          concurrency: concurrencyPerRunner,
+          noHandleSignals: true,
+          pollInterval: 1_000,
+          logger,
+          taskList: {
+            noop: async (payload) => {
+              if (!isNoopPayload(payload)) throw new Error('unexpected payload');
+              done.add(payload.id);
+              waiters.get(payload.id)?.();
+              waiters.delete(payload.id);
+            },
+          },
+        }),
+      );
+    }
+    const workerUtils = (utils = await makeWorkerUtils({ pgPool: utilsPool, logger }));
+    const op = (tag: string) => async (k: number): Promise<number> => {
+      const id = `${tag}-${k}`;
+      const t0 = now();
+      const finished = done.has(id) ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(id, resolve));
+      await workerUtils.addJob('noop', { id });
+      await finished;
+      return now() - t0;
+    };
+    const jobsLeft = async () => Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM graphile_worker._private_jobs')).rows[0]!.n);
+    await closedLoop(options.clients, options.warmup, op('warm'));
+    await eventually(async () => (await jobsLeft()) === 0, { timeoutMs: 60_000, intervalMs: 5, what: 'the warm-up jobs to be completed' });
+
+    const cpu = await executionCpuFrom(db, null);
+    const firstStart = now();
+    const loop = await closedLoop(options.clients, options.baselineJobs, op('job'));
+    // A job is done for the queue when its row is gone: the completion committed.
+    await eventually(async () => (await jobsLeft()) === 0, { timeoutMs: 60_000, intervalMs: 5, what: 'every job to be completed' });
+    const seconds = (now() - firstStart) / 1_000;
+    const cpuUse = await cpu();
+    return {
+      kind: 'graphile-worker: addJob -> job completed, 2 runners',
+      clients: options.clients,
+      count: loop.latencies.length,
+      seconds,
+      perSecond: loop.latencies.length / seconds,
+      loopMs: summarise(loop.latencies),
+      cpu: cpuUse,
+      runners: runners.length,
+      concurrencyPerRunner,
+    };
+  } finally {
+    for (const runner of runners) await runner.stop().catch(() => undefined);
+    await Promise.resolve(utils?.release()).catch(() => undefined);
+    await Promise.all([...runnerPools, utilsPool].map((pool) => pool.end())).catch(() => undefined);
+    await db.drop().catch(() => undefined);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Recovery after SIGKILL of the process holding a run mid model call.
+
+const HOLD_MS = 60_000;
+
+/**
+ * Each round: the only live process claims a run whose model call is scripted to take 60 s;
+ * a second process starts, whose script for the same turn answers at once; the holder is
+ * SIGKILLed, and the second process must notice the lapsed claim and finish the run. The
+ * survivor holds the next round's run (its script file is rewritten to the slow one; scripts
+ * are read at every call), so each round starts one process.
+ */
+async function benchRecovery(setting: RecoverySetting, repeats: number): Promise<RecoveryResults> {
+  const infra = await startInfrastructure();
+  const env = {
+    PACKETAGENT_SUPERVISOR_LEASE_MS: String(setting.leaseMs),
+    PACKETAGENT_SUPERVISOR_RECOVERY_INTERVAL_MS: String(setting.recoveryIntervalMs),
+  };
+  const dirs: string[] = [];
+  const scriptsDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pa-bench-scripts-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const processStarts: number[] = [];
+  const start = async (name: string, dir: string): Promise<AppProcess> => {
+    const t0 = now();
+    const app = await spawnApp(infra, name, { ...env, PACKETAGENT_SCRIPTS_DIR: dir });
+    processStarts.push(now() - t0);
+    return app;
+  };
+  let holder: { app: AppProcess; dir: string } | null = null;
+  let survivor: AppProcess | null = null;
+  try {
+    const firstDir = scriptsDir();
+    holder = { app: await start('process 0', firstDir), dir: firstDir };
+    const owner = { baseUrl: holder.app.baseUrl, ...(await firstRunSetup(holder.app.baseUrl, infra.setupToken)) };
+    const [deploymentId] = await deploy(owner, 'bench-hold', 1);
+    const samples: RecoverySample[] = [];
+    for (let round = 0; round < repeats; round++) {
+      writeScript(holder.dir, 'bench-hold', [{ ...FINISH_TURN, text: 'thinking', delayMs: HOLD_MS }]);
+      const runId = await startRun(holder.app.baseUrl, owner, deploymentId!);
+      // The reservation comes right before the model call: from then on the holder is waiting on the model.
+      await eventually(async () => (await budgetReserved(infra.db, runId)) > 0, { timeoutMs: 30_000, intervalMs: 20, what: `run ${runId} to reach its model call` });
+      const dir = scriptsDir();
+      writeScript(dir, 'bench-hold', [FINISH_TURN]);
+      survivor = await start(`process ${round + 1}`, dir);
+      // The holder renews its lease every third of it: spread the kills over that cycle, so the
+      // rounds see leases with much and with little left to run.
+      await sleep(((round + 0.5) / repeats) * (setting.leaseMs / 3));
+
+      const killedAt = Date.now();
+      await holder.app.kill();
+      const claim = await claimOf(infra.db, runId);
+      if (claim.claims !== 1 || claim.leaseUntil === null) throw new Error(`run ${runId} was claimed ${claim.claims} times before the kill; the benchmark needs its first holder to be the killed one`);
+      const timeoutMs = setting.leaseMs + setting.recoveryIntervalMs + 60_000;
+      const ended = await eventually(async () => (await runTimes(infra.db, runId)) ?? false, { timeoutMs, intervalMs: 20, what: `run ${runId} to be taken over and end` });
+      if (ended.terminalType !== 'run.succeeded') throw new Error(`run ${runId} ended ${ended.terminalType} after the takeover, expected run.succeeded`);
+      if (ended.claims.length !== 2 || ended.claims[0]!.replica === ended.claims[1]!.replica) {
+        throw new Error(`run ${runId} was claimed by ${ended.claims.map((c) => c.replica).join(', ')}; expected the holder, then the other process`);
+      }
+      const claimedAt = ended.claims[1]!.at;
+      samples.push({
+        leaseLeftMs: claim.leaseUntil - killedAt,
+        claimedMs: claimedAt - killedAt,
+        claimedAfterLapseMs: claimedAt - claim.leaseUntil,
+        terminalMs: ended.terminalAt - killedAt,
+      });
+      holder = { app: survivor, dir };
+      survivor = null;
+    }
+    return {
+      ...setting,
+      samples,
+      claimedMs: summarise(samples.map((sample) => sample.claimedMs)),
+      terminalMs: summarise(samples.map((sample) => sample.terminalMs)),
+      processStartMs: summarise(processStarts),
+    };
+  } finally {
+    await (survivor as AppProcess | null)?.stop();
+    await (holder as { app: AppProcess } | null)?.app.stop();
+    await infra.cleanup();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function budgetReserved(db: TestDatabase, runId: string): Promise<number> {
+  const { rows } = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'budget.reserved' AND data->>'runId' = $1`, [runId]);
+  return Number(rows[0]!.n);
+}
+
+/** The run's claim row, read after the kill: the lease the dead holder last renewed. */
+async function claimOf(db: TestDatabase, runId: string): Promise<{ claims: number; leaseUntil: number | null }> {
+  const { rows } = await db.pool.query<{ claims: number; lease_until: number | null }>(
+    `SELECT claims, extract(epoch FROM lease_until)::float8 * 1000 AS lease_until FROM supervisor.runs WHERE run_id = $1`,
+    [runId],
+  );
+  return { claims: rows[0]?.claims ?? 0, leaseUntil: rows[0]?.lease_until ?? null };
+}
+
+/** The run's claims and terminal event, once it has a terminal event. */
+async function runTimes(db: TestDatabase, runId: string): Promise<{ claims: { replica: string; at: number }[]; terminalType: string; terminalAt: number } | null> {
+  const { rows } = await db.pool.query<{ type: string; at: number; replica: string | null }>(
+    `SELECT type, extract(epoch FROM occurred_at)::float8 * 1000 AS at, data->>'replica' AS replica
+       FROM events WHERE stream_id = $1 AND (type = 'run.claimed' OR type = ANY($2)) ORDER BY stream_version`,
+    [`run-${runId}`, TERMINAL_TYPES],
+  );
+  const terminal = rows.find((row) => TERMINAL_TYPES.includes(row.type));
+  if (!terminal) return null;
+  return {
+    claims: rows.filter((row) => row.type === 'run.claimed').map((row) => ({ replica: row.replica ?? '', at: row.at })),
+    terminalType: terminal.type,
+    terminalAt: terminal.at,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Run execution by the compiled app's supervisors with the scripted provider: what a
+ * checkpointed step costs beside one commit, how many no-op runs two supervisor processes finish
+ * per second beside graphile-worker's no-op jobs, and how long a run held by a SIGKILLed process
+ * waits before the other process takes it over, beside the configured lease.
+ */
+export async function benchExecution(options: ExecutionOptions): Promise<ExecutionResults> {
+  const steps = await benchSteps(options.steps);
+  const ours = await benchOursThroughput(options.throughput);
+  const baseline = await benchGraphileThroughput(options.throughput);
+  const recovery: RecoveryResults[] = [];
+  for (const setting of options.recovery.settings) recovery.push(await benchRecovery(setting, options.recovery.repeats));
+  return { steps, throughput: { ours, baseline }, recovery };
+}
