@@ -321,4 +321,18 @@ describe('run execution', () => {
     // The second run is admitted only after the first one ended.
     expect(admitted.rows.map((row) => row.stream_id)).toEqual([`run-${first}`, `run-${first}`, `run-${second}`, `run-${second}`]);
   });
+
+  it('reserves budget for priced model calls only: a model priced at zero costs no round trip to the ledger', async () => {
+    const finish = '{ name: finish, arguments: { summary: done, criteria: [{ criterion: done, met: true }] } }';
+    env.writeScript('free', `pricing: { inputPerMTokUsd: 0, outputPerMTokUsd: 0 }\nturns:\n  - toolCalls: [${finish}]\n`);
+    env.writeScript('priced', `turns:\n  - toolCalls: [${finish}]\n`);
+    const free = await env.startRun(await env.deploy(worker('free', 'tools: []\nexit: { finish: { criteria: [done] } }')));
+    const priced = await env.startRun(await env.deploy(worker('priced', 'tools: []\nexit: { finish: { criteria: [done] } }')));
+    expect(await env.waitForState(free, terminal)).toBe('succeeded');
+    expect(await env.waitForState(priced, terminal)).toBe('succeeded');
+    const reservations = async (runId: string) =>
+      Number((await env.sut.db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'budget.reserved' AND data->>'runId' = $1`, [runId])).rows[0]!.n);
+    expect(await reservations(free)).toBe(0);
+    expect(await reservations(priced)).toBe(1);
+  });
 });

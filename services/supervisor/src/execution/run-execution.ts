@@ -288,8 +288,13 @@ export class RunExecution {
       ...(outputSchema && this.model.entry.capabilities.structuredOutput ? { outputSchema } : {}),
     };
     const iteration = state.iteration + 1;
+    // A model priced at zero (a local server, a free script) can exceed no limit: nothing to reserve.
+    const pricing = this.model.entry.pricing;
+    const free = pricing.inputPerMTokUsd === 0 && pricing.outputPerMTokUsd === 0;
     const estimate = this.deps.router.estimateCostUsd(request);
-    const reservation = await this.reserve([{ unit: 'usd', amount: Math.max(1, Math.ceil(estimate * MICRO_USD_PER_USD)) }], `model:${iteration}:${this.claim}`);
+    const reservation = free
+      ? { id: null, refused: null, scope: null }
+      : await this.reserve([{ unit: 'usd', amount: Math.max(1, Math.ceil(estimate * MICRO_USD_PER_USD)) }], `model:${iteration}:${this.claim}`);
     if (reservation.refused) return this.end({ type: 'run.budget_exhausted', data: { detail: reservation.refused, scope: reservation.scope } });
 
     let turn: ModelTurn;
