@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
@@ -6,8 +6,9 @@ import { Logger, makeWorkerUtils, run, type Runner } from 'graphile-worker';
 import { Pool } from 'pg';
 import { topology } from '@packetagent/bus';
 import { RUN_TERMINAL_EVENT_TYPES } from '@packetagent/contracts';
-import { createTestDatabase, eventually, testEnv, type TestDatabase } from '@packetagent/testing';
-import { closedLoop, cpuFrom, expectStatus, firstRunSetup, relayIdle, request, spawnApp, startInfrastructure, type AppProcess, type CpuUse } from './app-process';
+import { createTestDatabase, eventually, type TestDatabase } from '@packetagent/testing';
+import { closedLoop, expectStatus, firstRunSetup, relayIdle, request, spawnApp, startInfrastructure, type AppProcess } from './app-process';
+import { combineCpu, cpuWithServersFrom, type CpuWithServers } from './server-cpu';
 import { now, sleep, summarise, type Summary } from './stats';
 
 export interface RecoverySetting {
@@ -17,23 +18,28 @@ export interface RecoverySetting {
   recoveryIntervalMs: number;
 }
 
+/**
+ * How the script is priced. A model priced at zero (local, free scripts) reserves nothing; a
+ * priced one reserves before each call and settles after it: two more requests, each a ledger
+ * transaction with its own commit.
+ */
+export type Pricing = 'free' | 'priced';
+const PRICES: Record<Pricing, { inputPerMTokUsd: number; outputPerMTokUsd: number }> = {
+  free: { inputPerMTokUsd: 0, outputPerMTokUsd: 0 },
+  priced: { inputPerMTokUsd: 3, outputPerMTokUsd: 15 },
+};
+
 export interface ExecutionOptions {
-  /** Runs one at a time, each `stepsPerRun` scripted update_criteria steps and then finish. */
+  /** Runs one at a time per pricing, each `stepsPerRun` scripted update_criteria steps and then finish. */
   steps: { warmupRuns: number; runs: number; stepsPerRun: number; commits: number };
   /**
-   * No-op runs (one finish turn) from closed-loop clients, on two app processes, first
-   * `oneAtATime` alone; `baselineJobs` no-op jobs for graphile-worker, which needs more to fill a
-   * measurement of a few seconds.
+   * Free no-op runs (one finish turn) from closed-loop clients, on two app processes, after
+   * `oneAtATime` runs alone of each pricing; `baselineJobs` no-op jobs for graphile-worker,
+   * which needs more to fill a measurement of a few seconds.
    */
   throughput: { clients: number; warmup: number; runs: number; oneAtATime: number; baselineJobs: number };
   /** A run held mid model call by a process that is SIGKILLed, `repeats` times per setting. */
   recovery: { repeats: number; settings: RecoverySetting[] };
-}
-
-/** CPU use of a stretch, with the Postgres server (all its processes) and the NATS server, in cores; null where /proc is not readable. */
-export interface ExecutionCpu extends CpuUse {
-  postgres: number | null;
-  nats: number | null;
 }
 
 /** A summary with the mean, which keeps sub-millisecond detail that millisecond timestamps lose in percentiles. */
@@ -41,24 +47,24 @@ export interface Timing extends Summary {
   mean: number;
 }
 
-export interface StepResults {
+/** Steps of runs of one pricing, timed by the events they write. */
+export interface StepVariant {
+  pricing: Pricing;
   runs: number;
-  stepsPerRun: number;
   /** Steps measured: each run's second to last update_criteria step (the first follows the run's start). */
   steps: number;
-  database: { synchronousCommit: string; fsync: string };
   /** One act checkpoint to the next: a model turn and a tool result, each committed with a checkpoint. */
   perStepMs: Timing;
   /** The same less the scripted model call (its run.model_turn durationMs): the step's own overhead. */
   perStepLessModelMs: Timing;
   /** Any checkpoint to the next. */
   perCheckpointMs: Timing;
-  /** To the checkpoint after a model turn (budget reserve, model call, settle, commit). */
+  /** To the checkpoint after a model turn (the model call and, when priced, the reservation and settlement). */
   planCheckpointMs: Timing;
   /** To the checkpoint after a tool result (the control tool and one commit). */
   actCheckpointMs: Timing;
-  /** A step cut at the timestamps of the events it writes; each part begins with one commit. */
-  segmentsMs: { untilReserved: Timing; reservedToSettled: Timing; settledToModelTurn: Timing; modelTurnToToolResult: Timing };
+  /** A step cut at the timestamps of the events it writes; each part begins with the commit of the event it starts at. */
+  parts: { kind: string; ms: Timing }[];
   /** The scripted model call as the router timed it (run.model_turn durationMs). */
   modelCallMs: Timing;
   /** Mean step in the first and the last quarter of each run: growth with the run's length. */
@@ -66,13 +72,21 @@ export interface StepResults {
   lastQuarterStepMs: number;
   /** Transactions that wrote events, per step, counted by their transaction ids. */
   transactionsPerStep: { runStream: number; withCheckpoint: number; budget: number };
+  cpu: CpuWithServers;
+  /** CPU per model turn (start and finish included), in ms: cores busy times the runs' time over their turns. */
+  cpuMsPerTurn: { machine: number | null; app: number | null; postgres: number | null };
+}
+
+export interface StepResults {
+  stepsPerRun: number;
+  database: { synchronousCommit: string; fsync: string };
+  free: StepVariant;
+  priced: StepVariant;
   /** Bytes (pg_column_size) of the event rows a checkpointed commit writes, on average. */
   checkpointCommitBytes: number;
   /** The baseline: one INSERT of a row of checkpointCommitBytes into a plain table, in autocommit. */
   commitMs: Timing;
-  cpu: { ours: ExecutionCpu; baseline: ExecutionCpu };
-  /** CPU per model turn of the runs (start and finish included), in ms: cores busy times the runs' time over their turns. */
-  cpuMsPerTurn: { machine: number | null; app: number | null; postgres: number | null };
+  baselineCpu: CpuWithServers;
 }
 
 export interface ThroughputCase {
@@ -84,25 +98,28 @@ export interface ThroughputCase {
   perSecond: number;
   /** Start request to the client learning of the end (ours: the terminal event over NATS). */
   loopMs: Summary;
-  cpu: ExecutionCpu;
+  cpu: CpuWithServers;
 }
 
-/** A no-op run alone on the system, cut at the events it writes. */
+/** No-op runs alone on the system, cut at the events they write. */
 export interface NoopBreakdown {
+  pricing: Pricing;
   count: number;
   /** POST to the 201 (run.admitted committed). */
   admissionMs: Timing;
   parts: { kind: string; ms: Timing }[];
   /** run.admitted to the terminal event. */
   totalMs: Timing;
-  /** CPU of both app processes per run, in ms, less what they use when idle. */
-  appCpuMsPerRun: number;
-  /** Cores both app processes use with no run going (timers, polling), measured over 2 s. */
-  idleAppCores: number;
 }
 
 export interface ThroughputResults {
-  ours: ThroughputCase & { deployments: number; processes: number; admittedToTerminalMs: Summary; runsByReplica: number[]; oneAtATime: NoopBreakdown };
+  ours: ThroughputCase & {
+    deployments: number;
+    processes: number;
+    admittedToTerminalMs: Summary;
+    runsByReplica: number[];
+    oneAtATime: NoopBreakdown[];
+  };
   baseline: ThroughputCase & { runners: number; concurrencyPerRunner: number };
 }
 
@@ -138,9 +155,9 @@ const UPDATE_TURN = { toolCalls: [{ name: 'update_criteria', arguments: { criter
 const FINISH_TURN = { toolCalls: [{ name: 'finish', arguments: { summary: 'done', criteria: [{ criterion: 'done', met: true }] } }] };
 const TERMINAL_TYPES: readonly string[] = RUN_TERMINAL_EVENT_TYPES;
 
-/** A script is YAML, and JSON is YAML. Free pricing: the ledger is still asked at every turn. */
-function writeScript(dir: string, name: string, turns: object[]): void {
-  writeFileSync(join(dir, `${name}.yaml`), JSON.stringify({ pricing: { inputPerMTokUsd: 0, outputPerMTokUsd: 0 }, turns }));
+/** A script is YAML, and JSON is YAML. */
+function writeScript(dir: string, name: string, turns: object[], pricing: Pricing): void {
+  writeFileSync(join(dir, `${name}.yaml`), JSON.stringify({ pricing: PRICES[pricing], turns }));
 }
 
 interface Owner {
@@ -258,96 +275,6 @@ function timing(samples: number[]): Timing {
   return { ...summarise(samples), mean };
 }
 
-/** Cores busy over two stretches of a phase, weighted by their lengths. */
-function combineCpu(parts: { cpu: ExecutionCpu; seconds: number }[]): ExecutionCpu {
-  const seconds = parts.reduce((sum, part) => sum + part.seconds, 0);
-  const weigh = (pick: (cpu: ExecutionCpu) => number | null): number | null => {
-    let total = 0;
-    for (const part of parts) {
-      const value = pick(part.cpu);
-      if (value === null) return null;
-      total += value * part.seconds;
-    }
-    return total / seconds;
-  };
-  return {
-    machine: weigh((cpu) => cpu.machine),
-    app: weigh((cpu) => cpu.app),
-    bench: weigh((cpu) => cpu.bench) ?? Number.NaN,
-    postgres: weigh((cpu) => cpu.postgres),
-    nats: weigh((cpu) => cpu.nats),
-  };
-}
-
-/** CPU seconds of the processes `pids` answers, from /proc (utime + stime, in clock ticks of 1/100 s). */
-function procCpuSeconds(pids: () => number[]): number | null {
-  try {
-    let ticks = 0;
-    for (const pid of pids()) {
-      const stat = readProcStat(pid);
-      if (stat) ticks += stat.utime + stat.stime;
-    }
-    return ticks / 100;
-  } catch {
-    return null;
-  }
-}
-
-function readProcStat(pid: number): { comm: string; ppid: number; utime: number; stime: number } | null {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // The command may hold spaces; the fields after its closing parenthesis do not.
-  const close = text.lastIndexOf(')');
-  const fields = text.slice(close + 2).split(' ');
-  return { comm: text.slice(text.indexOf('(') + 1, close), ppid: Number(fields[1]), utime: Number(fields[11]), stime: Number(fields[12]) };
-}
-
-const procPids = (): number[] => readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number);
-
-/**
- * The Postgres server the benchmark uses (its postmaster, found as a backend's parent, and every
- * child of it) and the nats-server listening on the benchmark's NATS port.
- */
-async function serverPids(db: TestDatabase): Promise<{ postgres: () => number[]; nats: () => number[] }> {
-  const { rows } = await db.pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  const postmaster = readProcStat(rows[0]!.pid)?.ppid ?? -1;
-  const natsPort = new URL(testEnv.natsUrl.split(',')[0]!).port || '4222';
-  const natsPids = procPids().filter((pid) => {
-    if (readProcStat(pid)?.comm !== 'nats-server') return false;
-    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    const at = args.findIndex((arg) => arg === '-p' || arg === '--port');
-    return (at >= 0 ? args[at + 1] : '4222') === natsPort;
-  });
-  return {
-    postgres: () => [postmaster, ...procPids().filter((pid) => readProcStat(pid)?.ppid === postmaster)],
-    nats: () => natsPids,
-  };
-}
-
-/** cpuFrom, with the Postgres and NATS servers' processes. */
-async function executionCpuFrom(db: TestDatabase, apps: readonly AppProcess[] | AppProcess | null): Promise<() => Promise<ExecutionCpu>> {
-  const pids = await serverPids(db);
-  const started = now();
-  const postgresStart = procCpuSeconds(pids.postgres);
-  const natsStart = procCpuSeconds(pids.nats);
-  const cpu = await cpuFrom(apps);
-  return async () => {
-    const use = await cpu();
-    const seconds = (now() - started) / 1_000;
-    const postgresEnd = procCpuSeconds(pids.postgres);
-    const natsEnd = procCpuSeconds(pids.nats);
-    return {
-      ...use,
-      postgres: postgresStart !== null && postgresEnd !== null ? (postgresEnd - postgresStart) / seconds : null,
-      nats: natsStart !== null && natsEnd !== null ? (natsEnd - natsStart) / seconds : null,
-    };
-  };
-}
-
 async function withScriptsDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'pa-bench-scripts-'));
   try {
@@ -380,8 +307,22 @@ interface BudgetEventRow {
   tx: string;
 }
 
-/** Reads each run's checkpoints and the budget events of its model turns, and cuts them into steps. */
-async function analyseSteps(db: TestDatabase, runIds: string[], stepsPerRun: number) {
+/** Where a step is cut, in order: each mark is the first event of a commit. */
+const STEP_MARKS: Record<Pricing, { at: string; part: string }[]> = {
+  free: [
+    { at: 'act', part: 'tool result checkpoint -> model turn checkpoint (commit, next request, model call)' },
+    { at: 'plan', part: 'model turn checkpoint -> tool result checkpoint (commit, control tool)' },
+  ],
+  priced: [
+    { at: 'act', part: 'tool result checkpoint -> budget.reserved (commit, next request, reserve up to its append)' },
+    { at: 'reserved', part: 'budget.reserved -> budget.settled (reserve commit and reply, model call, settle up to its append)' },
+    { at: 'settled', part: 'budget.settled -> model turn checkpoint (settle commit and reply)' },
+    { at: 'plan', part: 'model turn checkpoint -> tool result checkpoint (commit, control tool)' },
+  ],
+};
+
+/** Reads each run's checkpoints (and, when priced, the budget events of its model turns) and cuts them into steps. */
+async function analyseSteps(db: TestDatabase, pricing: Pricing, runIds: string[], stepsPerRun: number): Promise<Omit<StepVariant, 'cpu' | 'cpuMsPerTurn'>> {
   const { rows: runRows } = await db.pool.query<RunEventRow>(
     `SELECT stream_id, stream_version::int AS version, type, extract(epoch FROM occurred_at)::float8 * 1000 AS at,
             data->>'phase' AS phase, (data->>'iteration')::int AS iteration, (data->>'durationMs')::float8 AS duration_ms, xmin::text AS tx
@@ -393,11 +334,15 @@ async function analyseSteps(db: TestDatabase, runIds: string[], stepsPerRun: num
        FROM events WHERE type IN ('budget.reserved', 'budget.settled') AND data->>'runId' = ANY($1)`,
     [runIds],
   );
+  if ((pricing === 'free') !== (budgetRows.length === 0)) {
+    throw new Error(`${budgetRows.length} budget events for ${pricing} runs: a free model reserves nothing, a priced one at every turn`);
+  }
+  const marks = STEP_MARKS[pricing];
   const steps: number[] = [];
   const checkpoints: number[] = [];
   const plans: number[] = [];
   const acts: number[] = [];
-  const segments = { untilReserved: [] as number[], reservedToSettled: [] as number[], settledToModelTurn: [] as number[], modelTurnToToolResult: [] as number[] };
+  const parts = marks.map(() => [] as number[]);
   const modelCalls: number[] = [];
   const lessModel: number[] = [];
   const firstQuarter: number[] = [];
@@ -419,28 +364,26 @@ async function analyseSteps(db: TestDatabase, runIds: string[], stepsPerRun: num
     const checkpointOf = (iteration: number, phase: 'plan' | 'act') => ckpts.find((row) => row.iteration === iteration && row.phase === phase)!;
     // Reservations of this run's model turns by iteration; a settlement is in its reservation's stream.
     const budget = budgetRows.filter((row) => row.run_id === runId);
-    const reservedAt = new Map<number, BudgetEventRow>();
+    const reservedOf = new Map<number, BudgetEventRow>();
     for (const row of budget) {
       const iteration = row.type === 'budget.reserved' ? /:model:(\d+):/.exec(row.key ?? '')?.[1] : undefined;
-      if (iteration) reservedAt.set(Number(iteration), row);
+      if (iteration) reservedOf.set(Number(iteration), row);
     }
-    const settledOf = (reserved: BudgetEventRow) => budget.find((row) => row.type === 'budget.settled' && row.stream_id === reserved.stream_id);
+    const settledOf = (reserved: BudgetEventRow | undefined) => budget.find((row) => row.type === 'budget.settled' && row.stream_id === reserved?.stream_id);
 
     for (let k = 2; k <= stepsPerRun; k++) {
       const previousAct = checkpointOf(k - 1, 'act');
-      const plan = checkpointOf(k, 'plan');
       const act = checkpointOf(k, 'act');
-      const reserved = reservedAt.get(k);
-      const settled = reserved && settledOf(reserved);
-      if (!reserved || !settled) throw new Error(`run ${runId}: no budget reservation or settlement for model turn ${k}`);
+      const reserved = reservedOf.get(k);
+      const settled = settledOf(reserved);
+      const at: Record<string, number | undefined> = { act: previousAct.at, reserved: reserved?.at, settled: settled?.at, plan: checkpointOf(k, 'plan').at };
+      const times = [...marks.map((mark) => at[mark.at]), act.at];
+      if (times.some((time) => time === undefined)) throw new Error(`run ${runId}: step ${k} lacks one of its events (${marks.map((mark) => mark.at).join(', ')})`);
+      for (let i = 0; i < marks.length; i++) parts[i]!.push(times[i + 1]! - times[i]!);
       const step = act.at - previousAct.at;
       steps.push(step);
       if (k - 2 < (stepsPerRun - 1) / 4) firstQuarter.push(step);
       if (stepsPerRun - k < (stepsPerRun - 1) / 4) lastQuarter.push(step);
-      segments.untilReserved.push(reserved.at - previousAct.at);
-      segments.reservedToSettled.push(settled.at - reserved.at);
-      segments.settledToModelTurn.push(plan.at - settled.at);
-      segments.modelTurnToToolResult.push(act.at - plan.at);
       const turn = events.find((row) => row.type === 'run.model_turn' && row.iteration === k);
       if (turn?.duration_ms === null || turn?.duration_ms === undefined) throw new Error(`run ${runId}: model turn ${k} has no durationMs`);
       modelCalls.push(turn.duration_ms);
@@ -448,23 +391,20 @@ async function analyseSteps(db: TestDatabase, runIds: string[], stepsPerRun: num
       const inStep = events.filter((row) => row.version > previousAct.version && row.version <= act.version);
       tx.runStream += new Set(inStep.map((row) => row.tx)).size;
       tx.withCheckpoint += new Set(inStep.filter((row) => row.type === 'run.checkpoint').map((row) => row.tx)).size;
-      tx.budget += new Set([reserved.tx, settled.tx]).size;
+      tx.budget += new Set([reserved?.tx, settled?.tx].filter((id) => id !== undefined)).size;
     }
   }
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   return {
+    pricing,
+    runs: runIds.length,
     steps: steps.length,
     perStepMs: timing(steps),
     perStepLessModelMs: timing(lessModel),
     perCheckpointMs: timing(checkpoints),
     planCheckpointMs: timing(plans),
     actCheckpointMs: timing(acts),
-    segmentsMs: {
-      untilReserved: timing(segments.untilReserved),
-      reservedToSettled: timing(segments.reservedToSettled),
-      settledToModelTurn: timing(segments.settledToModelTurn),
-      modelTurnToToolResult: timing(segments.modelTurnToToolResult),
-    },
+    parts: marks.map((mark, i) => ({ kind: mark.part, ms: timing(parts[i]!) })),
     modelCallMs: timing(modelCalls),
     firstQuarterStepMs: mean(firstQuarter),
     lastQuarterStepMs: mean(lastQuarter),
@@ -486,8 +426,8 @@ async function commitLoop(pool: Pool, count: number, payload: string): Promise<{
 
 /**
  * Runs of `stepsPerRun` scripted update_criteria steps, one run at a time on one app process,
- * timed by their own event timestamps; against one INSERT + COMMIT of a row of the same size
- * into a plain table of the same database, measured before and after the runs.
+ * free and priced, timed by their own event timestamps; against one INSERT + COMMIT of a row
+ * of the same size into a plain table of the same database, measured before and after the runs.
  */
 async function benchSteps(options: ExecutionOptions['steps']): Promise<StepResults> {
   const infra = await startInfrastructure();
@@ -497,18 +437,22 @@ async function benchSteps(options: ExecutionOptions['steps']): Promise<StepResul
     return await withScriptsDir(async (scripts) => {
       app = await spawnApp(infra, 'the app', { PACKETAGENT_SCRIPTS_DIR: scripts });
       const owner = { baseUrl: app.baseUrl, ...(await firstRunSetup(app.baseUrl, infra.setupToken)) };
-      writeScript(scripts, 'bench-steps', [...Array.from({ length: options.stepsPerRun }, () => UPDATE_TURN), FINISH_TURN]);
-      const [deploymentId] = await deploy(owner, 'bench-steps', 1);
+      const turns = [...Array.from({ length: options.stepsPerRun }, () => UPDATE_TURN), FINISH_TURN];
+      const deployments = {} as Record<Pricing, string>;
+      for (const pricing of ['free', 'priced'] as const) {
+        writeScript(scripts, `bench-steps-${pricing}`, turns, pricing);
+        deployments[pricing] = (await deploy(owner, `bench-steps-${pricing}`, 1))[0]!;
+      }
       const watcher = (ends = new RunEnds(infra.bus.nc, infra.bus.prefix, owner.workspaceId));
       await watcher.ready();
-      const oneRun = async (): Promise<string> => {
-        const runId = await startRun(owner.baseUrl, owner, deploymentId!);
+      const oneRun = async (pricing: Pricing): Promise<string> => {
+        const runId = await startRun(owner.baseUrl, owner, deployments[pricing]);
         const ended = await watcher.wait(runId);
         if (ended !== 'run.succeeded') throw new Error(`run ${runId} ended ${ended}, expected run.succeeded`);
         return runId;
       };
       const warmups: string[] = [];
-      for (let i = 0; i < options.warmupRuns; i++) warmups.push(await oneRun());
+      for (let i = 0; i < options.warmupRuns; i++) for (const pricing of ['free', 'priced'] as const) warmups.push(await oneRun(pricing));
 
       const { rows: settings } = await infra.db.pool.query<{ synchronous_commit: string; fsync: string }>(
         `SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync`,
@@ -531,37 +475,39 @@ async function benchSteps(options: ExecutionOptions['steps']): Promise<StepResul
 
       // Baseline halves before and after the runs, so drift on the shared machine touches both.
       const half = Math.ceil(options.commits / 2);
-      let cpu = await executionCpuFrom(infra.db, null);
+      let cpu = await cpuWithServersFrom(infra.db, null);
       const before = await commitLoop(infra.db.pool, half, payload);
       const beforeCpu = await cpu();
-      const runIds: string[] = [];
-      cpu = await executionCpuFrom(infra.db, app);
-      const runsStarted = now();
-      for (let i = 0; i < options.runs; i++) runIds.push(await oneRun());
-      const runsMs = now() - runsStarted;
-      const oursCpu = await cpu();
-      const turns = options.runs * (options.stepsPerRun + 1);
-      const perTurn = (cores: number | null) => (cores === null ? null : (cores * runsMs) / turns);
-      cpu = await executionCpuFrom(infra.db, null);
+      const variants = {} as Record<Pricing, StepVariant>;
+      for (const pricing of ['free', 'priced'] as const) {
+        const runIds: string[] = [];
+        cpu = await cpuWithServersFrom(infra.db, app);
+        const started = now();
+        for (let i = 0; i < options.runs; i++) runIds.push(await oneRun(pricing));
+        const runsMs = now() - started;
+        const use = await cpu();
+        const turnsRun = options.runs * (options.stepsPerRun + 1);
+        const perTurn = (cores: number | null) => (cores === null ? null : (cores * runsMs) / turnsRun);
+        variants[pricing] = {
+          ...(await analyseSteps(infra.db, pricing, runIds, options.stepsPerRun)),
+          cpu: use,
+          cpuMsPerTurn: { machine: perTurn(use.machine), app: perTurn(use.app), postgres: perTurn(use.postgres) },
+        };
+      }
+      cpu = await cpuWithServersFrom(infra.db, null);
       const after = await commitLoop(infra.db.pool, options.commits - half, payload);
       const afterCpu = await cpu();
 
-      const analysed = await analyseSteps(infra.db, runIds, options.stepsPerRun);
       return {
-        runs: runIds.length,
         stepsPerRun: options.stepsPerRun,
         database,
-        ...analysed,
+        ...variants,
         checkpointCommitBytes,
         commitMs: timing([...before.latencies, ...after.latencies]),
-        cpuMsPerTurn: { machine: perTurn(oursCpu.machine), app: perTurn(oursCpu.app), postgres: perTurn(oursCpu.postgres) },
-        cpu: {
-          ours: oursCpu,
-          baseline: combineCpu([
-            { cpu: beforeCpu, seconds: before.seconds },
-            { cpu: afterCpu, seconds: after.seconds },
-          ]),
-        },
+        baselineCpu: combineCpu([
+          { cpu: beforeCpu, seconds: before.seconds },
+          { cpu: afterCpu, seconds: after.seconds },
+        ]),
       };
     });
   } finally {
@@ -580,13 +526,14 @@ async function benchOursThroughput(options: ExecutionOptions['throughput']): Pro
   let ends: RunEnds | null = null;
   try {
     return await withScriptsDir(async (scripts) => {
-      writeScript(scripts, 'bench-noop', [FINISH_TURN]);
+      for (const pricing of ['free', 'priced'] as const) writeScript(scripts, `bench-noop-${pricing}`, [FINISH_TURN], pricing);
       // One after the other: the first migrates the empty database.
       for (const name of ['app A', 'app B']) apps.push(await spawnApp(infra, name, { PACKETAGENT_SCRIPTS_DIR: scripts }));
       const setup = await firstRunSetup(apps[0]!.baseUrl, infra.setupToken);
       const owner = { baseUrl: apps[0]!.baseUrl, ...setup };
       // A deployment per client: admission serialises on a deployment's row, which is not what is measured here.
-      const deployments = await deploy(owner, 'bench-noop', options.clients);
+      const deployments = await deploy(owner, 'bench-noop-free', options.clients);
+      const [pricedDeployment] = await deploy(owner, 'bench-noop-priced', 1);
       const watcher = (ends = new RunEnds(infra.bus.nc, infra.bus.prefix, owner.workspaceId));
       await watcher.ready();
       const runIds: string[] = [];
@@ -599,40 +546,31 @@ async function benchOursThroughput(options: ExecutionOptions['throughput']): Pro
         if (ended !== 'run.succeeded') throw new Error(`run ${runId} ended ${ended}, expected run.succeeded`);
         return now() - t0;
       };
-      // What the processes use with nothing to do (timers, polling), to take out of the per-run CPU below.
-      for (const app of apps) await relayIdle(app);
-      const idle = await cpuFrom(apps);
-      await sleep(2_000);
-      const idleAppCores = (await idle()).app ?? Number.NaN;
-
+      const relaysIdle = async () => {
+        for (const app of apps) await relayIdle(app);
+      };
       await closedLoop(options.clients, options.warmup, op);
       runIds.length = 0;
-      for (const app of apps) await relayIdle(app);
 
-      // One at a time first: the path of a run with nothing else going on.
-      const alone: string[] = [];
-      const admission: number[] = [];
-      const aloneCpu = await cpuFrom(apps);
-      const aloneStart = now();
-      for (let k = 0; k < options.oneAtATime; k++) {
-        const t0 = now();
-        const runId = await startRun(apps[k % apps.length]!.baseUrl, owner, deployments[k % deployments.length]!);
-        admission.push(now() - t0);
-        alone.push(runId);
-        const ended = await watcher.wait(runId);
-        if (ended !== 'run.succeeded') throw new Error(`run ${runId} ended ${ended}, expected run.succeeded`);
+      // One at a time first, each pricing: the path of a run with nothing else going on.
+      const oneAtATime: NoopBreakdown[] = [];
+      for (const pricing of ['free', 'priced'] as const) {
+        await relaysIdle();
+        const alone: string[] = [];
+        const admission: number[] = [];
+        for (let k = 0; k < options.oneAtATime; k++) {
+          const t0 = now();
+          const runId = await startRun(apps[k % apps.length]!.baseUrl, owner, pricing === 'free' ? deployments[k % deployments.length]! : pricedDeployment!);
+          admission.push(now() - t0);
+          alone.push(runId);
+          const ended = await watcher.wait(runId);
+          if (ended !== 'run.succeeded') throw new Error(`run ${runId} ended ${ended}, expected run.succeeded`);
+        }
+        oneAtATime.push({ ...(await noopBreakdown(infra.db, pricing, alone)), admissionMs: timing(admission) });
       }
-      const aloneSeconds = (now() - aloneStart) / 1_000;
-      const aloneCpuUse = await aloneCpu();
-      const oneAtATime = {
-        ...(await noopBreakdown(infra.db, alone)),
-        admissionMs: timing(admission),
-        appCpuMsPerRun: (((aloneCpuUse.app ?? Number.NaN) - idleAppCores) * aloneSeconds * 1_000) / alone.length,
-        idleAppCores,
-      };
 
-      for (const app of apps) await relayIdle(app);
-      const cpu = await executionCpuFrom(infra.db, apps);
+      await relaysIdle();
+      const cpu = await cpuWithServersFrom(infra.db, apps);
       const firstStart = Date.now();
       const loop = await closedLoop(options.clients, options.runs, op);
       const cpuUse = await cpu();
@@ -675,32 +613,40 @@ async function benchOursThroughput(options: ExecutionOptions['throughput']): Pro
   }
 }
 
+/** Where a no-op run is cut, in order: each mark is the first event of a commit. */
+const NOOP_MARKS: Record<Pricing, { type: string; part: string }[]> = {
+  free: [
+    { type: 'run.admitted', part: 'run.admitted -> run.claimed (relay, JetStream delivery, wake, claim, reading the run and its definition)' },
+    { type: 'run.claimed', part: 'run.claimed -> run.model_turn (start commit, wall-time timer, model call)' },
+    { type: 'run.model_turn', part: 'run.model_turn -> run.succeeded (model turn commit, finish checked)' },
+  ],
+  priced: [
+    { type: 'run.admitted', part: 'run.admitted -> run.claimed (relay, JetStream delivery, wake, claim, reading the run and its definition)' },
+    { type: 'run.claimed', part: 'run.claimed -> budget.reserved (start commit, wall-time timer, reserve up to its append)' },
+    { type: 'budget.reserved', part: 'budget.reserved -> budget.settled (reserve commit and reply, model call, settle up to its append)' },
+    { type: 'budget.settled', part: 'budget.settled -> run.model_turn (settle commit and reply)' },
+    { type: 'run.model_turn', part: 'run.model_turn -> run.succeeded (model turn commit, finish checked)' },
+  ],
+};
+
 /** The events of no-op runs in the order they are written, and the gaps between them. */
-async function noopBreakdown(db: TestDatabase, runIds: string[]): Promise<Omit<NoopBreakdown, 'admissionMs' | 'appCpuMsPerRun' | 'idleAppCores'>> {
+async function noopBreakdown(db: TestDatabase, pricing: Pricing, runIds: string[]): Promise<Omit<NoopBreakdown, 'admissionMs'>> {
   const { rows } = await db.pool.query<{ run_id: string; type: string; at: number }>(
     `SELECT substr(stream_id, 5) AS run_id, type, extract(epoch FROM occurred_at)::float8 * 1000 AS at FROM events WHERE stream_id = ANY($1)
      UNION ALL
      SELECT data->>'runId', type, extract(epoch FROM occurred_at)::float8 * 1000 FROM events WHERE type IN ('budget.reserved', 'budget.settled') AND data->>'runId' = ANY($2)`,
     [runIds.map((id) => `run-${id}`), runIds],
   );
-  // Each mark is the first event of a commit; the gap to the next mark begins with that commit.
-  const marks = [
-    ['run.admitted', 'run.admitted -> run.claimed (relay, JetStream delivery, wake, claim, reading the run and its definition)'],
-    ['run.claimed', 'run.claimed -> budget.reserved (start commit, wall-time timer, reserve up to its append)'],
-    ['budget.reserved', 'budget.reserved -> budget.settled (reserve commit and reply, model call, settle up to its append)'],
-    ['budget.settled', 'budget.settled -> run.model_turn (settle commit and reply, the turn prepared)'],
-    ['run.model_turn', 'run.model_turn -> run.succeeded (model turn commit, finish checked)'],
-    ['run.succeeded', ''],
-  ] as const;
-  const gaps = marks.slice(0, -1).map(() => [] as number[]);
+  const marks = [...NOOP_MARKS[pricing].map((mark) => mark.type), 'run.succeeded'];
+  const gaps = NOOP_MARKS[pricing].map(() => [] as number[]);
   const totals: number[] = [];
   for (const runId of runIds) {
-    const at = marks.map(([type]) => rows.find((row) => row.run_id === runId && row.type === type)?.at);
-    if (at.some((value) => value === undefined)) throw new Error(`run ${runId} lacks one of ${marks.map(([type]) => type).join(', ')}`);
+    const at = marks.map((type) => rows.find((row) => row.run_id === runId && row.type === type)?.at);
+    if (at.some((value) => value === undefined)) throw new Error(`run ${runId} lacks one of ${marks.join(', ')}`);
     for (let i = 0; i < gaps.length; i++) gaps[i]!.push(at[i + 1]! - at[i]!);
     totals.push(at[at.length - 1]! - at[0]!);
   }
-  return { count: runIds.length, parts: gaps.map((samples, i) => ({ kind: marks[i]![1], ms: timing(samples) })), totalMs: timing(totals) };
+  return { pricing, count: runIds.length, parts: NOOP_MARKS[pricing].map((mark, i) => ({ kind: mark.part, ms: timing(gaps[i]!) })), totalMs: timing(totals) };
 }
 
 function isNoopPayload(payload: unknown): payload is { id: string } {
@@ -758,7 +704,7 @@ async function benchGraphileThroughput(options: ExecutionOptions['throughput']):
     await closedLoop(options.clients, options.warmup, op('warm'));
     await eventually(async () => (await jobsLeft()) === 0, { timeoutMs: 60_000, intervalMs: 5, what: 'the warm-up jobs to be completed' });
 
-    const cpu = await executionCpuFrom(db, null);
+    const cpu = await cpuWithServersFrom(db, null);
     const firstStart = now();
     const loop = await closedLoop(options.clients, options.baselineJobs, op('job'));
     // A job is done for the queue when its row is gone: the completion committed.
@@ -824,12 +770,13 @@ async function benchRecovery(setting: RecoverySetting, repeats: number): Promise
     const [deploymentId] = await deploy(owner, 'bench-hold', 1);
     const samples: RecoverySample[] = [];
     for (let round = 0; round < repeats; round++) {
-      writeScript(holder.dir, 'bench-hold', [{ ...FINISH_TURN, text: 'thinking', delayMs: HOLD_MS }]);
+      // Priced, so the reservation marks the start of the model call.
+      writeScript(holder.dir, 'bench-hold', [{ ...FINISH_TURN, text: 'thinking', delayMs: HOLD_MS }], 'priced');
       const runId = await startRun(holder.app.baseUrl, owner, deploymentId!);
       // The reservation comes right before the model call: from then on the holder is waiting on the model.
       await eventually(async () => (await budgetReserved(infra.db, runId)) > 0, { timeoutMs: 30_000, intervalMs: 20, what: `run ${runId} to reach its model call` });
       const dir = scriptsDir();
-      writeScript(dir, 'bench-hold', [FINISH_TURN]);
+      writeScript(dir, 'bench-hold', [FINISH_TURN], 'priced');
       survivor = await start(`process ${round + 1}`, dir);
       // The holder renews its lease every third of it: spread the kills over that cycle, so the
       // rounds see leases with much and with little left to run.

@@ -17,7 +17,9 @@ import type { CpuUse } from './app-process';
 import { benchAuthorize, type AuthorizeResults } from './authorize.bench';
 import { benchBudget, type BudgetResults } from './budget.bench';
 import { benchRawInsert, benchStoreAppend, createRawTable, type AppendCase, type AppendResult } from './append.bench';
-import { benchExecution, type ExecutionCpu, type ExecutionResults, type Timing } from './execution.bench';
+import { benchExecution, type ExecutionResults, type Timing } from './execution.bench';
+import type { CpuWithServers } from './server-cpu';
+import { benchOperations, printOperations } from './operations.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
 import { ratio, table } from './stats';
 
@@ -39,7 +41,7 @@ async function withFresh<T>(fn: (fresh: { db: TestDatabase; nc: NatsConnection; 
 }
 
 /** Phases in the order they run; PACKETAGENT_BENCH_PHASES (comma-separated) selects some of them. */
-const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution'] as const;
+const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution', 'operations'] as const;
 type Phase = (typeof PHASES)[number];
 
 function selectedPhases(): Set<Phase> {
@@ -171,6 +173,17 @@ async function main(): Promise<void> {
     printExecution(execution);
   }
 
+  if (phases.has('operations')) {
+    const operations = await benchOperations({
+      replayEvents: Math.round(20_000 * scale),
+      historyRuns: 8,
+      sse: { clients: 100, ratePerSecond: 200, warmupSeconds: quick ? 1 : 2, seconds },
+      console: { samples: quick ? 3 : 10 },
+    });
+    results['operations'] = operations;
+    printOperations(operations);
+  }
+
   const dir = join(__dirname, '..', 'results');
   mkdirSync(dir, { recursive: true });
   // A run of some phases says which in its name, so it is not taken for a full one.
@@ -267,70 +280,67 @@ function printAuthorize(authorize: AuthorizeResults): void {
   process.stdout.write(`\n${authorize.verified.answered} calls answered (measured, warm-up and readiness probes) and ${authorize.verified.decidedEvents} policy.decided events exist\n`);
 }
 
-const EXECUTION_CPU_HEADERS = [...CPU_HEADERS, 'postgres cores', 'nats cores'];
-const executionCpuCells = (cpu: ExecutionCpu): (string | number)[] => [...cpuCells(cpu), cpu.postgres ?? 'n/a', cpu.nats ?? 'n/a'];
+// Other cores: the machine less the processes accounted for; anything else on the host shows there.
+const EXECUTION_CPU_HEADERS = [...CPU_HEADERS, 'postgres cores', 'nats cores', 'other cores'];
+const executionCpuCells = (cpu: CpuWithServers): (string | number)[] => {
+  const other = cpu.machine === null || cpu.postgres === null || cpu.nats === null ? 'n/a' : Math.max(0, cpu.machine - (cpu.app ?? 0) - cpu.bench - cpu.postgres - cpu.nats);
+  return [...cpuCells(cpu), cpu.postgres ?? 'n/a', cpu.nats ?? 'n/a', other];
+};
 
 function printExecution(execution: ExecutionResults): void {
   const { steps, throughput, recovery } = execution;
-  const row = (kind: string, t: Timing, baseline: Timing, times = 1): (string | number)[] => [
-    kind, t.count, t.p50, t.p99, t.mean, ratio(t.p50, baseline.p50 * times), ratio(t.p99, baseline.p99 * times), ratio(t.mean, baseline.mean * times),
+  const commit = steps.commitMs;
+  const row = (kind: string, t: Timing, times = 1): (string | number)[] => [
+    kind, t.count, t.p50, t.p99, t.mean, ratio(t.p50, commit.p50 * times), ratio(t.p99, commit.p99 * times), ratio(t.mean, commit.mean * times),
   ];
   process.stdout.write(
-    `\n(f) execution: ${steps.runs} runs of ${steps.stepsPerRun} scripted update_criteria steps, one run at a time, timed by their events; ` +
+    `\n(f) execution: ${steps.free.runs} runs of ${steps.stepsPerRun} scripted update_criteria steps per pricing, one run at a time, timed by their events; ` +
       `baseline: one INSERT + COMMIT of a ${steps.checkpointCommitBytes}-byte row (synchronous_commit ${steps.database.synchronousCommit}, fsync ${steps.database.fsync})\n`,
   );
   process.stdout.write(
     `${table(
       ['interval', 'count', 'p50 ms', 'p99 ms', 'mean ms', 'p50 vs commit', 'p99 vs commit', 'mean vs commit'],
       [
-        row('per checkpoint (any to the next)', steps.perCheckpointMs, steps.commitMs),
-        row('  to a model turn checkpoint (plan)', steps.planCheckpointMs, steps.commitMs),
-        row('  to a tool result checkpoint (act)', steps.actCheckpointMs, steps.commitMs),
-        row('per step (vs two commits)', steps.perStepMs, steps.commitMs, 2),
-        row('per step less the scripted model call (vs two commits)', steps.perStepLessModelMs, steps.commitMs, 2),
-        row('baseline: INSERT + COMMIT', steps.commitMs, steps.commitMs),
+        ...[steps.free, steps.priced].flatMap((v) => [
+          row(`${v.pricing}: per checkpoint (any to the next)`, v.perCheckpointMs),
+          row(`${v.pricing}:   to a model turn checkpoint (plan)`, v.planCheckpointMs),
+          row(`${v.pricing}:   to a tool result checkpoint (act)`, v.actCheckpointMs),
+          row(`${v.pricing}: per step (vs two commits)`, v.perStepMs, 2),
+          row(`${v.pricing}: per step less the scripted model call (vs two commits)`, v.perStepLessModelMs, 2),
+        ]),
+        row('baseline: INSERT + COMMIT', commit),
       ],
     )}\n`,
   );
-  process.stdout.write('\n(f) a step cut at its events (each part starts with the commit of the event named first)\n');
-  const { segmentsMs: s } = steps;
-  process.stdout.write(
-    `${table(
-      ['part', 'p50 ms', 'p99 ms', 'mean ms'],
-      [
-        ['tool result checkpoint -> budget.reserved', s.untilReserved],
-        ['budget.reserved -> budget.settled (includes the model call)', s.reservedToSettled],
-        ['budget.settled -> model turn checkpoint', s.settledToModelTurn],
-        ['model turn checkpoint -> tool result checkpoint', s.modelTurnToToolResult],
-        ['scripted model call (router durationMs)', steps.modelCallMs],
-      ].map(([kind, t]) => [kind as string, (t as Timing).p50, (t as Timing).p99, (t as Timing).mean]),
-    )}\n`,
-  );
-  const tx = steps.transactionsPerStep;
-  process.stdout.write(
-    `transactions per step that wrote events: ${tx.runStream.toFixed(2)} on the run's stream (${tx.withCheckpoint.toFixed(2)} with a checkpoint), ` +
-      `${tx.budget.toFixed(2)} in the budget ledger; mean step ${steps.firstQuarterStepMs.toFixed(2)} ms in the first quarter of a run, ` +
-      `${steps.lastQuarterStepMs.toFixed(2)} ms in the last\n`,
-  );
+  for (const v of [steps.free, steps.priced]) {
+    process.stdout.write(`\n(f) a ${v.pricing} step cut at its events (each part starts with the commit of the event named first)\n`);
+    process.stdout.write(
+      `${table(['part', 'p50 ms', 'p99 ms', 'mean ms'], [...v.parts.map((part) => [part.kind, part.ms.p50, part.ms.p99, part.ms.mean]), ['scripted model call (router durationMs)', v.modelCallMs.p50, v.modelCallMs.p99, v.modelCallMs.mean]])}\n`,
+    );
+    const tx = v.transactionsPerStep;
+    const perTurn = (ms: number | null) => (ms === null ? 'n/a' : `${ms.toFixed(1)} ms`);
+    process.stdout.write(
+      `transactions per step that wrote events: ${tx.runStream.toFixed(2)} on the run's stream (${tx.withCheckpoint.toFixed(2)} with a checkpoint), ` +
+        `${tx.budget.toFixed(2)} in the budget ledger; mean step ${v.firstQuarterStepMs.toFixed(2)} ms in the first quarter of a run, ${v.lastQuarterStepMs.toFixed(2)} ms in the last; ` +
+        `CPU per model turn: machine ${perTurn(v.cpuMsPerTurn.machine)}, app ${perTurn(v.cpuMsPerTurn.app)}, postgres ${perTurn(v.cpuMsPerTurn.postgres)}\n`,
+    );
+  }
   process.stdout.write(
     `${table(['path', ...EXECUTION_CPU_HEADERS], [
-      ['runs (one app process)', ...executionCpuCells(steps.cpu.ours)],
-      ['baseline commits', ...executionCpuCells(steps.cpu.baseline)],
+      ['free runs (one app process)', ...executionCpuCells(steps.free.cpu)],
+      ['priced runs (one app process)', ...executionCpuCells(steps.priced.cpu)],
+      ['baseline commits', ...executionCpuCells(steps.baselineCpu)],
     ])}\n`,
-  );
-  const perTurn = (ms: number | null) => (ms === null ? 'n/a' : `${ms.toFixed(1)} ms`);
-  process.stdout.write(
-    `CPU per model turn of the runs: machine ${perTurn(steps.cpuMsPerTurn.machine)}, app ${perTurn(steps.cpuMsPerTurn.app)}, postgres ${perTurn(steps.cpuMsPerTurn.postgres)}\n`,
   );
 
   const { ours, baseline } = throughput;
-  process.stdout.write(`\n(f) no-op runs per second: ${ours.clients} closed-loop clients, first start to last terminal event\n`);
+  process.stdout.write(`\n(f) free no-op runs per second: ${ours.clients} closed-loop clients, first start to last terminal event\n`);
   process.stdout.write(
     `${table(
-      ['path', 'count', 'seconds', 'per s', 'vs baseline', 'loop p50 ms', 'loop p99 ms', 'machine CPU ms per run', ...EXECUTION_CPU_HEADERS],
+      ['path', 'count', 'seconds', 'per s', 'vs baseline', 'loop p50 ms', 'loop p99 ms', 'machine CPU ms per run', 'app CPU ms per run', ...EXECUTION_CPU_HEADERS],
       [ours, baseline].map((r) => [
         r.kind, r.count, r.seconds, r.perSecond, ratio(r.perSecond, baseline.perSecond), r.loopMs.p50, r.loopMs.p99,
-        r.cpu.machine === null ? 'n/a' : (r.cpu.machine * 1_000) / r.perSecond, ...executionCpuCells(r.cpu),
+        r.cpu.machine === null ? 'n/a' : (r.cpu.machine * 1_000) / r.perSecond, r.cpu.app === null ? '' : (r.cpu.app * 1_000) / r.perSecond, ...executionCpuCells(r.cpu),
       ]),
     )}\n`,
   );
@@ -338,13 +348,12 @@ function printExecution(execution: ExecutionResults): void {
     `ours: run.admitted -> terminal p50 ${ours.admittedToTerminalMs.p50.toFixed(1)} ms, p99 ${ours.admittedToTerminalMs.p99.toFixed(1)} ms; ` +
       `runs claimed per supervisor: ${ours.runsByReplica.join(' / ')}; baseline: ${baseline.runners} runners x concurrency ${baseline.concurrencyPerRunner}\n`,
   );
-
-  const alone = ours.oneAtATime;
-  process.stdout.write(`\n(f) a no-op run alone (${alone.count} runs one at a time), cut at the events it writes; POST -> 201 p50 ${alone.admissionMs.p50.toFixed(2)} ms\n`);
-  process.stdout.write(
-    `${table(['part', 'p50 ms', 'p99 ms', 'mean ms'], [...alone.parts.map((part) => [part.kind, part.ms.p50, part.ms.p99, part.ms.mean]), ['run.admitted -> run.succeeded', alone.totalMs.p50, alone.totalMs.p99, alone.totalMs.mean]])}\n`,
-  );
-  process.stdout.write(`CPU of the two app processes per run, one at a time: ${alone.appCpuMsPerRun.toFixed(1)} ms (less their idle use, ${alone.idleAppCores.toFixed(3)} cores)\n`);
+  for (const alone of ours.oneAtATime) {
+    process.stdout.write(`\n(f) a ${alone.pricing} no-op run alone (${alone.count} runs one at a time), cut at the events it writes; POST -> 201 p50 ${alone.admissionMs.p50.toFixed(2)} ms\n`);
+    process.stdout.write(
+      `${table(['part', 'p50 ms', 'p99 ms', 'mean ms'], [...alone.parts.map((part) => [part.kind, part.ms.p50, part.ms.p99, part.ms.mean]), ['run.admitted -> run.succeeded', alone.totalMs.p50, alone.totalMs.p99, alone.totalMs.mean]])}\n`,
+    );
+  }
 
   process.stdout.write('\n(f) recovery: SIGKILL of the process holding a run mid model call, until the other process claims and finishes it\n');
   process.stdout.write(
