@@ -6,8 +6,8 @@ import type { EventRegistry } from '@packetagent/contracts';
 import { PROJECTOR_LOCK, PROJECTOR_SCHEMA, ProjectionWriter } from './applier';
 import { catchUpFromStore } from './catch-up';
 import { checkpointsDdl, projectionDdl } from './ddl';
-import { decodeForProjection } from './decode';
-import { ProjectionOutOfOrderError, RebuildInProgressError } from './errors';
+import { decodeForProjection, type Decoded } from './decode';
+import { RebuildInProgressError } from './errors';
 import type { Projection } from './projection';
 import { identifier, qualified } from './table';
 
@@ -143,6 +143,13 @@ async function jetStreamHoldsStart(pool: Pool, bus: { nc: NatsConnection; topolo
  * the start, applying events up to `upTo`. A message the stream lost (republished later as a
  * repair) shows as an out-of-order refusal: the missing events are read from the table first.
  */
+/** Events applied per transaction when replaying from JetStream. */
+const REPLAY_BATCH = 500;
+
+function positionOf(item: Decoded): number | null {
+  return item.kind === 'event' ? item.event.globalPosition : item.gap.globalPosition;
+}
+
 async function replayFromJetStream(
   pool: Pool,
   registry: EventRegistry,
@@ -159,28 +166,42 @@ async function replayFromJetStream(
   // No subject filter: the stream holds only event subjects, and filters on an ordered
   // consumer need a 2.10 server.
   const consumer = await jetstream(bus.nc).consumers.get(bus.topology.eventsStream, { deliver_policy: DeliverPolicy.All });
-  const messages = await consumer.consume({ max_messages: 500 });
+  const messages = await consumer.consume({ max_messages: REPLAY_BATCH });
+  let applied = Math.min(...Object.values(await shadow.positions()));
+  let batch: Decoded[] = [];
+  // A batch is applied in one transaction when the store confirms it holds every committed event
+  // of its range (nothing lost on the way, nothing repaired out of order); otherwise that range is
+  // read from the store instead.
+  const flush = async () => {
+    const inRange = batch.filter((item) => (positionOf(item) ?? 0) > applied);
+    batch = [];
+    if (inRange.length === 0) return;
+    const highest = Math.max(...inRange.map((item) => positionOf(item) ?? 0));
+    const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE global_position > $1 AND global_position <= $2', [applied, highest]);
+    const ordered = inRange.every((item, index) => index === 0 || (positionOf(item) ?? 0) > (positionOf(inRange[index - 1]!) ?? 0));
+    if (ordered && Number(rows[0]!.n) === inRange.length) {
+      await shadow.applyBatch(inRange);
+      for (const item of inRange) {
+        if (item.kind === 'event') totals.applied++;
+        else totals.gaps++;
+      }
+    } else {
+      const caught = await catchUpFromStore(pool, registry, shadow, highest);
+      totals.applied += caught.applied;
+      totals.gaps += caught.gaps;
+    }
+    applied = highest;
+    log(`jetstream: applied ${totals.applied} events, at position ${applied}`);
+  };
   try {
     for await (const message of messages) {
       const position = Number(message.headers?.get(BusHeaders.GlobalPosition) ?? 0);
       if (position > upTo) break;
-      const decoded = decodeForProjection(registry, () => message.json(), { globalPosition: position || null, type: message.headers?.get(BusHeaders.EventType) || null });
-      if (decoded.kind === 'event') {
-        try {
-          await shadow.apply(decoded.event);
-        } catch (error) {
-          if (!(error instanceof ProjectionOutOfOrderError)) throw error;
-          await catchUpFromStore(pool, registry, shadow, decoded.event.globalPosition - 1);
-          await shadow.apply(decoded.event);
-        }
-        totals.applied++;
-      } else {
-        await shadow.recordGap(decoded.gap);
-        totals.gaps++;
-      }
-      if (totals.applied % 1_000 === 0 && totals.applied > 0) log(`jetstream: applied ${totals.applied} events, at stream sequence ${message.seq}`);
+      batch.push(decodeForProjection(registry, () => message.json(), { globalPosition: position || null, type: message.headers?.get(BusHeaders.EventType) || null }));
+      if (batch.length >= REPLAY_BATCH) await flush();
       if (message.seq >= lastSeq) break;
     }
+    await flush();
   } finally {
     await messages.close().catch(() => undefined);
   }
