@@ -9,6 +9,7 @@ import { RUN_TERMINAL_EVENT_TYPES } from '@packetagent/contracts';
 import { createTestDatabase, eventually, type TestDatabase } from '@packetagent/testing';
 import { closedLoop, expectStatus, firstRunSetup, relayIdle, request, spawnApp, startInfrastructure, type AppProcess } from './app-process';
 import { combineCpu, cpuWithServersFrom, type CpuWithServers } from './server-cpu';
+import { enableWalInspect, walFlushed, walWrites, type WalWrites } from './wal-writes';
 import { now, sleep, summarise, type Summary } from './stats';
 
 export interface RecoverySetting {
@@ -72,6 +73,8 @@ export interface StepVariant {
   lastQuarterStepMs: number;
   /** Transactions that wrote events, per step, counted by their transaction ids. */
   transactionsPerStep: { runStream: number; withCheckpoint: number; budget: number };
+  /** Every write transaction of the database per model turn (start and finish included), from the WAL; null without pg_walinspect. */
+  writesPerTurn: WalWrites | null;
   cpu: CpuWithServers;
   /** CPU per model turn (start and finish included), in ms: cores busy times the runs' time over their turns. */
   cpuMsPerTurn: { machine: number | null; app: number | null; postgres: number | null };
@@ -119,8 +122,10 @@ export interface ThroughputResults {
     admittedToTerminalMs: Summary;
     runsByReplica: number[];
     oneAtATime: NoopBreakdown[];
+    /** Every write transaction of the database per run, from the WAL; null without pg_walinspect. */
+    writesPerRun: WalWrites | null;
   };
-  baseline: ThroughputCase & { runners: number; concurrencyPerRunner: number };
+  baseline: ThroughputCase & { runners: number; concurrencyPerRunner: number; writesPerJob: WalWrites | null };
 }
 
 export interface RecoverySample {
@@ -270,6 +275,28 @@ class RunEnds {
   }
 }
 
+/** Write counts divided by `count`: per turn, per run, per job. */
+function per(writes: WalWrites, count: number): WalWrites {
+  return { transactions: writes.transactions / count, byTables: Object.fromEntries(Object.entries(writes.byTables).map(([tables, n]) => [tables, n / count])) };
+}
+
+/**
+ * Until the relays have published every committed event and the projector has applied them
+ * all: the writes a stretch of runs caused are then in the WAL, and the next stretch starts quiet.
+ */
+async function settle(db: TestDatabase, apps: readonly AppProcess[]): Promise<void> {
+  for (const app of apps) await relayIdle(app);
+  await eventually(
+    async () => {
+      const { rows } = await db.pool.query<{ behind: boolean }>(
+        `SELECT (SELECT coalesce(max(global_position), 0) FROM events) > (SELECT coalesce(min(position), 0) FROM projector.checkpoints) AS behind`,
+      );
+      return !rows[0]!.behind;
+    },
+    { timeoutMs: 60_000, intervalMs: 20, what: 'the projector to apply every event' },
+  );
+}
+
 function timing(samples: number[]): Timing {
   const mean = samples.length ? samples.reduce((sum, value) => sum + value, 0) / samples.length : Number.NaN;
   return { ...summarise(samples), mean };
@@ -322,7 +349,7 @@ const STEP_MARKS: Record<Pricing, { at: string; part: string }[]> = {
 };
 
 /** Reads each run's checkpoints (and, when priced, the budget events of its model turns) and cuts them into steps. */
-async function analyseSteps(db: TestDatabase, pricing: Pricing, runIds: string[], stepsPerRun: number): Promise<Omit<StepVariant, 'cpu' | 'cpuMsPerTurn'>> {
+async function analyseSteps(db: TestDatabase, pricing: Pricing, runIds: string[], stepsPerRun: number): Promise<Omit<StepVariant, 'cpu' | 'cpuMsPerTurn' | 'writesPerTurn'>> {
   const { rows: runRows } = await db.pool.query<RunEventRow>(
     `SELECT stream_id, stream_version::int AS version, type, extract(epoch FROM occurred_at)::float8 * 1000 AS at,
             data->>'phase' AS phase, (data->>'iteration')::int AS iteration, (data->>'durationMs')::float8 AS duration_ms, xmin::text AS tx
@@ -475,26 +502,35 @@ async function benchSteps(options: ExecutionOptions['steps']): Promise<StepResul
 
       // Baseline halves before and after the runs, so drift on the shared machine touches both.
       const half = Math.ceil(options.commits / 2);
-      let cpu = await cpuWithServersFrom(infra.db, null);
+      const walInspect = await enableWalInspect(infra.db.pool);
+      // The app stays up during the baseline: its CPU shows, and it has nothing left to do.
+      await settle(infra.db, [app]);
+      let cpu = await cpuWithServersFrom(infra.db, app);
       const before = await commitLoop(infra.db.pool, half, payload);
       const beforeCpu = await cpu();
       const variants = {} as Record<Pricing, StepVariant>;
       for (const pricing of ['free', 'priced'] as const) {
         const runIds: string[] = [];
+        await settle(infra.db, [app]);
+        const walFrom = await walFlushed(infra.db.pool);
         cpu = await cpuWithServersFrom(infra.db, app);
         const started = now();
         for (let i = 0; i < options.runs; i++) runIds.push(await oneRun(pricing));
         const runsMs = now() - started;
         const use = await cpu();
         const turnsRun = options.runs * (options.stepsPerRun + 1);
+        await settle(infra.db, [app]);
+        const writes = walInspect ? per(await walWrites(infra.db.pool, walFrom, await walFlushed(infra.db.pool)), turnsRun) : null;
         const perTurn = (cores: number | null) => (cores === null ? null : (cores * runsMs) / turnsRun);
         variants[pricing] = {
           ...(await analyseSteps(infra.db, pricing, runIds, options.stepsPerRun)),
+          writesPerTurn: writes,
           cpu: use,
           cpuMsPerTurn: { machine: perTurn(use.machine), app: perTurn(use.app), postgres: perTurn(use.postgres) },
         };
       }
-      cpu = await cpuWithServersFrom(infra.db, null);
+      await settle(infra.db, [app]);
+      cpu = await cpuWithServersFrom(infra.db, app);
       const after = await commitLoop(infra.db.pool, options.commits - half, payload);
       const afterCpu = await cpu();
 
@@ -546,16 +582,13 @@ async function benchOursThroughput(options: ExecutionOptions['throughput']): Pro
         if (ended !== 'run.succeeded') throw new Error(`run ${runId} ended ${ended}, expected run.succeeded`);
         return now() - t0;
       };
-      const relaysIdle = async () => {
-        for (const app of apps) await relayIdle(app);
-      };
       await closedLoop(options.clients, options.warmup, op);
       runIds.length = 0;
 
       // One at a time first, each pricing: the path of a run with nothing else going on.
       const oneAtATime: NoopBreakdown[] = [];
       for (const pricing of ['free', 'priced'] as const) {
-        await relaysIdle();
+        await settle(infra.db, apps);
         const alone: string[] = [];
         const admission: number[] = [];
         for (let k = 0; k < options.oneAtATime; k++) {
@@ -569,11 +602,15 @@ async function benchOursThroughput(options: ExecutionOptions['throughput']): Pro
         oneAtATime.push({ ...(await noopBreakdown(infra.db, pricing, alone)), admissionMs: timing(admission) });
       }
 
-      await relaysIdle();
+      const walInspect = await enableWalInspect(infra.db.pool);
+      await settle(infra.db, apps);
+      const walFrom = await walFlushed(infra.db.pool);
       const cpu = await cpuWithServersFrom(infra.db, apps);
       const firstStart = Date.now();
       const loop = await closedLoop(options.clients, options.runs, op);
       const cpuUse = await cpu();
+      await settle(infra.db, apps);
+      const writesPerRun = walInspect ? per(await walWrites(infra.db.pool, walFrom, await walFlushed(infra.db.pool)), options.runs) : null;
 
       const streams = runIds.map((id) => `run-${id}`);
       const { rows } = await infra.db.pool.query<{ stream_id: string; admitted: number; terminal: number; replicas: string[] }>(
@@ -604,6 +641,7 @@ async function benchOursThroughput(options: ExecutionOptions['throughput']): Pro
         admittedToTerminalMs: summarise(rows.map((row) => row.terminal - row.admitted)),
         runsByReplica: [...byReplica.values()].sort((a, b) => b - a),
         oneAtATime,
+        writesPerRun,
       };
     });
   } finally {
@@ -704,6 +742,8 @@ async function benchGraphileThroughput(options: ExecutionOptions['throughput']):
     await closedLoop(options.clients, options.warmup, op('warm'));
     await eventually(async () => (await jobsLeft()) === 0, { timeoutMs: 60_000, intervalMs: 5, what: 'the warm-up jobs to be completed' });
 
+    const walInspect = await enableWalInspect(db.pool);
+    const walFrom = await walFlushed(db.pool);
     const cpu = await cpuWithServersFrom(db, null);
     const firstStart = now();
     const loop = await closedLoop(options.clients, options.baselineJobs, op('job'));
@@ -711,6 +751,7 @@ async function benchGraphileThroughput(options: ExecutionOptions['throughput']):
     await eventually(async () => (await jobsLeft()) === 0, { timeoutMs: 60_000, intervalMs: 5, what: 'every job to be completed' });
     const seconds = (now() - firstStart) / 1_000;
     const cpuUse = await cpu();
+    const writesPerJob = walInspect ? per(await walWrites(db.pool, walFrom, await walFlushed(db.pool)), options.baselineJobs) : null;
     return {
       kind: 'graphile-worker: addJob -> job completed, 2 runners',
       clients: options.clients,
@@ -721,6 +762,7 @@ async function benchGraphileThroughput(options: ExecutionOptions['throughput']):
       cpu: cpuUse,
       runners: runners.length,
       concurrencyPerRunner,
+      writesPerJob,
     };
   } finally {
     for (const runner of runners) await runner.stop().catch(() => undefined);
@@ -734,6 +776,8 @@ async function benchGraphileThroughput(options: ExecutionOptions['throughput']):
 // 3. Recovery after SIGKILL of the process holding a run mid model call.
 
 const HOLD_MS = 60_000;
+/** Steps of (k * GOLDEN) % 1 spread evenly over [0, 1) whatever the number of rounds, and apart from (k + 0.5) / n. */
+const GOLDEN = 0.618_033_988_75;
 
 /**
  * Each round: the only live process claims a run whose model call is scripted to take 60 s;
@@ -777,6 +821,9 @@ async function benchRecovery(setting: RecoverySetting, repeats: number): Promise
       await eventually(async () => (await budgetReserved(infra.db, runId)) > 0, { timeoutMs: 30_000, intervalMs: 20, what: `run ${runId} to reach its model call` });
       const dir = scriptsDir();
       writeScript(dir, 'bench-hold', [FINISH_TURN], 'priced');
+      // Each process sweeps on its own timer, started when it boots: spread the survivor's start
+      // over a sweep interval, so the rounds see its sweeps at different points after the lapse.
+      await sleep(((((round + 0.5) * GOLDEN) % 1) * setting.recoveryIntervalMs));
       survivor = await start(`process ${round + 1}`, dir);
       // The holder renews its lease every third of it: spread the kills over that cycle, so the
       // rounds see leases with much and with little left to run.

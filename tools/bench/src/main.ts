@@ -281,6 +281,13 @@ function printAuthorize(authorize: AuthorizeResults): void {
 }
 
 // Other cores: the machine less the processes accounted for; anything else on the host shows there.
+/** Write transactions from the WAL, largest groups first. */
+function walLine(writes: { transactions: number; byTables: Record<string, number> } | null): string {
+  if (!writes) return 'n/a (pg_walinspect not available)';
+  const groups = Object.entries(writes.byTables).sort((a, b) => b[1] - a[1]).map(([tables, n]) => `${n.toFixed(2)} ${tables}`);
+  return `${writes.transactions.toFixed(2)} (${groups.join(', ')})`;
+}
+
 const EXECUTION_CPU_HEADERS = [...CPU_HEADERS, 'postgres cores', 'nats cores', 'other cores'];
 const executionCpuCells = (cpu: CpuWithServers): (string | number)[] => {
   const other = cpu.machine === null || cpu.postgres === null || cpu.nats === null ? 'n/a' : Math.max(0, cpu.machine - (cpu.app ?? 0) - cpu.bench - cpu.postgres - cpu.nats);
@@ -324,6 +331,7 @@ function printExecution(execution: ExecutionResults): void {
         `${tx.budget.toFixed(2)} in the budget ledger; mean step ${v.firstQuarterStepMs.toFixed(2)} ms in the first quarter of a run, ${v.lastQuarterStepMs.toFixed(2)} ms in the last; ` +
         `CPU per model turn: machine ${perTurn(v.cpuMsPerTurn.machine)}, app ${perTurn(v.cpuMsPerTurn.app)}, postgres ${perTurn(v.cpuMsPerTurn.postgres)}\n`,
     );
+    process.stdout.write(`every write transaction per model turn, from the WAL (each a synchronous commit): ${walLine(v.writesPerTurn)}\n`);
   }
   process.stdout.write(
     `${table(['path', ...EXECUTION_CPU_HEADERS], [
@@ -348,6 +356,7 @@ function printExecution(execution: ExecutionResults): void {
     `ours: run.admitted -> terminal p50 ${ours.admittedToTerminalMs.p50.toFixed(1)} ms, p99 ${ours.admittedToTerminalMs.p99.toFixed(1)} ms; ` +
       `runs claimed per supervisor: ${ours.runsByReplica.join(' / ')}; baseline: ${baseline.runners} runners x concurrency ${baseline.concurrencyPerRunner}\n`,
   );
+  process.stdout.write(`write transactions per run, from the WAL: ${walLine(ours.writesPerRun)}\nwrite transactions per graphile-worker job: ${walLine(baseline.writesPerJob)}\n`);
   for (const alone of ours.oneAtATime) {
     process.stdout.write(`\n(f) a ${alone.pricing} no-op run alone (${alone.count} runs one at a time), cut at the events it writes; POST -> 201 p50 ${alone.admissionMs.p50.toFixed(2)} ms\n`);
     process.stdout.write(
