@@ -34,7 +34,7 @@ export const EnvSchema = z.object({
   /** Runs one process drives at once. */
   PACKETAGENT_SUPERVISOR_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
   /** How often runs whose claim lapsed are looked for. */
-  PACKETAGENT_SUPERVISOR_RECOVERY_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+  PACKETAGENT_SUPERVISOR_RECOVERY_INTERVAL_MS: z.coerce.number().int().min(100).default(500),
   /** Model turns in a row without progress before a run ends failed(stalled). */
   PACKETAGENT_SUPERVISOR_STALL_TURNS: z.coerce.number().int().min(1).max(100).default(3),
   /**

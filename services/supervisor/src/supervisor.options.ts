@@ -51,7 +51,7 @@ export function resolveSupervisorOptions(options: SupervisorModuleOptions): Supe
     replicaId: options.replicaId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     leaseMs: options.leaseMs ?? 15_000,
     concurrency: options.concurrency ?? 32,
-    recoveryIntervalMs: options.recoveryIntervalMs ?? 5_000,
+    recoveryIntervalMs: options.recoveryIntervalMs ?? 500,
     dataDir: options.dataDir ?? '.packetagent',
     stallTurns: options.stallTurns ?? 3,
     compactAtRatio: options.compactAtRatio ?? 0.8,

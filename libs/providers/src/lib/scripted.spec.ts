@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '@packetagent/testing';
@@ -126,6 +126,18 @@ describe(ScriptSource.name, () => {
     const sut = new ScriptSource({ dir });
 
     await expect(sut.load('greet')).resolves.toEqual({ turns: [{ text: 'hello' }] });
+  });
+
+  it('parses a script once and again only after its file changed', async () => {
+    const file = join(dir, 'greet.yaml');
+    await writeFile(file, 'turns:\n  - text: hello\n');
+    const sut = new ScriptSource({ dir });
+
+    const first = await sut.load('greet');
+    expect(await sut.load('greet')).toBe(first);
+    await writeFile(file, 'turns:\n  - text: hello again\n');
+    await utimes(file, new Date(), new Date(Date.now() + 5_000));
+    await expect(sut.load('greet')).resolves.toEqual({ turns: [{ text: 'hello again' }] });
   });
 
   it.each(['../greet', 'greet.yaml', '/etc/passwd', 'Greet', '', '-greet', 'a'.repeat(64), 'g/r'])('refuses the script name %j before touching the disk', async (name) => {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -83,6 +83,7 @@ export interface ScriptSourceOptions {
  */
 export class ScriptSource {
   private readonly registered = new Map<string, Script>();
+  private readonly parsed = new Map<string, { mtimeMs: number; size: number; script: Script }>();
 
   constructor(private readonly options: ScriptSourceOptions = {}) {}
 
@@ -103,8 +104,16 @@ export class ScriptSource {
     const file = join(this.options.dir, `${name}.yaml`);
     let text: string;
     try {
+      // A script parsed once is reused until its file changes (same size and modification time).
+      const stats = await stat(file);
+      const cached = this.parsed.get(file);
+      if (cached && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) return cached.script;
       text = await readFile(file, 'utf8');
+      const script = parseScript(text, `${name}.yaml`);
+      this.parsed.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, script });
+      return script;
     } catch (error) {
+      if (error instanceof ProviderError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
       throw new ProviderError('script_not_found', `no script "${name}" in ${this.options.dir} (${code === 'ENOENT' ? `${name}.yaml does not exist` : (code ?? 'read failed')})`, {
         provider: 'scripted',
@@ -112,7 +121,6 @@ export class ScriptSource {
         cause: error,
       });
     }
-    return parseScript(text, `${name}.yaml`);
   }
 }
 
