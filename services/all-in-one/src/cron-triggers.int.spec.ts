@@ -65,7 +65,7 @@ describe('cron triggers with two replicas of the whole app', () => {
     const stoppedAt = Date.now();
     await leader.stop();
 
-    await eventually(() => follower.app.get(SchedulerEngine).status().isLeader, { timeoutMs: 5_000, what: 'the follower taking the lead' });
+    await eventually(() => follower.app.get(SchedulerEngine).status().isLeader, { timeoutMs: 15_000, what: 'the follower taking the lead' });
     const after = await eventually(async () => {
       const admitted = await admittedTicks(follower, deploymentId);
       const later = admitted.filter((tick) => Date.parse(tick.instant) > stoppedAt + 1_000);
