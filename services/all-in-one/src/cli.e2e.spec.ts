@@ -68,6 +68,10 @@ describe('packetagent CLI against the running app', () => {
     const read = await cli(['run', 'get', runId]);
     expect(read.code).toBe(0);
     expect(read.stdout).toMatch(/^state: queued$/m);
+
+    const logs = await cli(['run', 'logs', runId]);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).toMatch(/^\S+ +1 {2}run\.admitted$/m);
   });
 
   it('stops, pauses, resumes and lists runs', async () => {

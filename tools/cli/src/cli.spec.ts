@@ -312,6 +312,37 @@ describe(runCli.name, () => {
     });
   });
 
+  describe('run logs', () => {
+    it("prints every page of a run's events in order, one line each, with what each says", async () => {
+      const event = (streamVersion: number, type: string, data: Record<string, unknown>) => ({ id: `e${streamVersion}`, position: 100 + streamVersion, streamVersion, type, occurredAt: `2026-11-30T00:00:0${streamVersion}.000Z`, actor: { kind: 'service', id: 'supervisor' }, data });
+      api.answer({
+        [`GET ${WS}/runs/run_9/events?limit=500`]: () => ({
+          status: 200,
+          body: {
+            items: [
+              event(1, 'run.model_turn', { model: { provider: 'scripted', model: 'demo', scripted: true }, costUsd: 0.0012, toolCalls: [{ name: 'http_fetch' }] }),
+              event(2, 'run.tool_decided', { tool: 'http_fetch', verb: 'GET', resource: 'https://example.com/', decision: 'allow', reason: { code: 'granted' } }),
+            ],
+            nextCursor: 'c2',
+          },
+        }),
+        [`GET ${WS}/runs/run_9/events?after=c2&limit=500`]: () => ({ status: 200, body: { items: [event(3, 'run.succeeded', { summary: 'done', output: null })], nextCursor: null } }),
+      });
+
+      const result = await sut(['run', 'logs', 'run_9']);
+
+      expect(result.stdout).toBe(
+        [
+          '2026-11-30T00:00:01.000Z     1  run.model_turn  scripted/demo (scripted)  $0.001200  calls: http_fetch',
+          '2026-11-30T00:00:02.000Z     2  run.tool_decided  http_fetch GET https://example.com/ -> allow (granted)',
+          '2026-11-30T00:00:03.000Z     3  run.succeeded  done',
+          '',
+        ].join('\n'),
+      );
+      expect(api.requests).toHaveLength(2);
+    });
+  });
+
   describe('run control', () => {
     const RUN = { id: 'run_9', deploymentId: 'dep_1', state: 'running', stopRequested: false, pauseRequested: false, createdAt: '2026-11-30T06:00:00.000Z' };
 

@@ -3,7 +3,7 @@ import { ApiClient } from './api-client';
 import { deploy } from './commands/deploy';
 import { approveAttention, listAttention, rejectAttention } from './commands/attention';
 import { deleteCredential, listCredentials, setCredential } from './commands/credential';
-import { controlRun, getRun, listRuns, startRun } from './commands/run';
+import { controlRun, getRun, listRuns, runLogs, startRun } from './commands/run';
 import { applyWorker } from './commands/worker-apply';
 import { registerAuditCommands } from './commands/audit';
 import { replayProjection, type ReplayOptions } from './commands/replay';
@@ -91,6 +91,11 @@ function buildProgram(io: CliIo): Command {
     .description("Print a run's state and fields.")
     .argument('<run>', 'run id')
     .action((runId: string, _options: unknown, command: Command) => getRun(contextFor(command, io), runId));
+  run
+    .command('logs')
+    .description("Print a run's events in order, one line each: model turns, decisions, effects, results, checkpoints.")
+    .argument('<run>', 'run id')
+    .action((runId: string, _options: unknown, command: Command) => runLogs(contextFor(command, io), runId));
   run
     .command('list')
     .description('List runs, one per line: id, state, deployment, creation time.')

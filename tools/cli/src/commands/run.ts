@@ -95,3 +95,58 @@ export async function listRuns(context: CommandContext, options: ListRunsOptions
   }
   context.report(runs.length ? runs.map(runLine) : ['no runs'], { items: runs });
 }
+
+const RunEventsPageSchema = z.object({
+  items: z.array(z.looseObject({ position: z.number(), type: z.string(), streamVersion: z.number(), occurredAt: z.string(), data: z.unknown() })),
+  nextCursor: z.string().nullable(),
+});
+
+/** The one-line gist of a run event: what a person reads a run's log for. */
+function eventGist(type: string, data: Record<string, unknown>): string {
+  const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+  switch (type) {
+    case 'run.model_turn': {
+      const calls = (data['toolCalls'] as Array<{ name: string }> | undefined)?.map((call) => call.name) ?? [];
+      const model = data['model'] as { provider?: string; model?: string; scripted?: boolean } | undefined;
+      return `${model?.provider}/${model?.model}${model?.scripted ? ' (scripted)' : ''}  $${Number(data['costUsd'] ?? 0).toFixed(6)}${calls.length ? `  calls: ${calls.join(', ')}` : ''}`;
+    }
+    case 'run.tool_decided':
+      return `${text(data['tool'])} ${text(data['verb'])} ${data['resource'] ? text(data['resource']) : ''} -> ${text(data['decision'])} (${text((data['reason'] as { code?: string } | undefined)?.code)})`;
+    case 'run.tool_result':
+      return `${text(data['tool'])} ${data['ok'] ? 'ok' : 'failed'}: ${text(data['summary'])}`;
+    case 'effect.prepared':
+      return `${text(data['tool'])} ${text(data['verb'])} key ${text(data['idempotencyKey'])} attempt ${text(data['attempt'])}`;
+    case 'effect.failed':
+      return `${text((data['error'] as { code?: string } | undefined)?.code)}${data['outcomeKnown'] === false ? ' (outcome not known)' : ''}`;
+    case 'run.checkpoint':
+      return `#${text(data['seq'])} ${text(data['phase'])}  iteration ${text(data['iteration'])}, tool calls ${text(data['toolCalls'])}, $${Number(data['costUsd'] ?? 0).toFixed(6)}`;
+    case 'run.waiting':
+      return `${text(data['reason'])}${data['attentionId'] ? ` on attention ${text(data['attentionId'])}` : ''}`;
+    case 'run.succeeded':
+      return text(data['summary']);
+    case 'run.failed':
+    case 'run.abandoned':
+      return `${text(data['reason'] ?? data['cause'])}: ${text(data['detail'])}`;
+    default:
+      return '';
+  }
+}
+
+/** `packetagent run logs RUN`: the run's events in order, one line each, every page of them. */
+export async function runLogs(context: CommandContext, runId: string): Promise<void> {
+  const { client } = context;
+  const lines: string[] = [];
+  const items: unknown[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await client.get(client.workspacePath('runs', runId, 'events'), RunEventsPageSchema, { after: cursor, limit: '500' });
+    for (const event of page.items) {
+      items.push(event);
+      const gist = eventGist(event.type, (event.data ?? {}) as Record<string, unknown>);
+      lines.push(`${event.occurredAt}  ${String(event.streamVersion).padStart(4)}  ${event.type}${gist ? `  ${gist}` : ''}`);
+    }
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  context.report(lines, { items });
+}
