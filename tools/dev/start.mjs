@@ -1,6 +1,6 @@
 // `npm start`: installs what is missing, starts Postgres, NATS and Redis unless URLs are given,
 // then the all-in-one app; Ctrl-C stops everything this command started.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureInstalled, ROOT } from './install.mjs';
@@ -18,6 +18,22 @@ function alive(pid) {
   } catch {
     return false;
   }
+}
+
+/**
+ * The operations console the app serves at /: built once, on the first start of a clone. A
+ * failed build does not stop the start; / then says how to build it.
+ */
+function ensureConsoleBuilt() {
+  const built = ['frontend/console/dist/browser/index.html', 'dist/frontend/console/browser/index.html'].some((path) => existsSync(join(ROOT, path)));
+  if (built || !existsSync(join(ROOT, 'frontend/console/angular.json')) && !existsSync(join(ROOT, 'frontend/console/project.json'))) return;
+  log('building the operations console (first start; about a minute)...');
+  const result = spawnSync(process.execPath, [join(ROOT, 'node_modules/@angular/cli/bin/ng.js'), 'build'], {
+    cwd: join(ROOT, 'frontend/console'),
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, NG_CLI_ANALYTICS: 'false' },
+  });
+  if (result.status !== 0) log('the console did not build; the API works, and / says how to build the console');
 }
 
 /** One `npm start` per data directory: a second one says so and exits non-zero. */
@@ -96,6 +112,7 @@ async function main() {
       redisUrl = redis.url;
     }
 
+    ensureConsoleBuilt();
     const app = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'services/all-in-one/src/main.ts')], {
       cwd: ROOT,
       env: {
@@ -138,14 +155,15 @@ async function main() {
     log('');
     log(`PacketAgent is running at ${base}`);
     log(`  health:    ${base}/healthz   readiness: ${base}/readyz`);
+    log(`  console:   ${base}/`);
     log(`  API:       ${base}/api/v1   (OpenAPI: ${base}/api/v1/openapi.json)`);
     if (existsSync(setupToken)) {
-      log(`First run: create the owner account and workspace with the one-time token in ${setupToken}:`);
+      log(`First run: open ${base}/setup and paste the one-time token from ${setupToken}; or with curl:`);
       log(`  curl -X POST ${base}/api/v1/setup -H 'content-type: application/json' \\`);
       log(`    -d '{"token":"<token from the file>","email":"you@example.com","password":"<12+ characters>","workspace":"Ops"}'`);
       log('  The answer holds the workspace id and an owner API key (shown once).');
     } else {
-      log(`Sign in: POST ${base}/api/v1/auth/login {email, password}, or use an API key as "Authorization: Bearer pa_..."`);
+      log(`Sign in at ${base}/ with your e-mail and password; for the API, POST ${base}/api/v1/auth/login or use an API key as "Authorization: Bearer pa_..."`);
     }
     log('Press Ctrl-C to stop everything this command started.');
   } catch (error) {
