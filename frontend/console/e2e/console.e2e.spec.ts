@@ -114,8 +114,11 @@ describe('operations console', () => {
     expect(csp).not.toContain('unsafe-inline');
     const html = await index.text();
     const nonce = /ngCspNonce="([^"]+)"/.exec(html)?.[1];
-    expect(nonce).toBeDefined();
+    // 16 random bytes in base64, fresh per response, and the same one in the page and the policy.
+    expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
     expect(csp).toContain(`'nonce-${nonce}'`);
+    const again = /ngCspNonce="([^"]+)"/.exec(await (await fetch(`${sut.baseUrl}/`)).text())?.[1];
+    expect(again).not.toBe(nonce);
     const script = /src="(main-[A-Z0-9]{8}\.js)"/.exec(html)?.[1];
     const asset = await fetch(`${sut.baseUrl}/${script}`);
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
