@@ -3,7 +3,7 @@
  * replicas), for the phases that measure it through its public interfaces, and what those phases
  * share: closed-loop clients and CPU accounting.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -13,14 +13,15 @@ import {
   createTestDatabase,
   createTestRedis,
   eventually,
-  exitOf,
   freePort,
+  startServerProcess,
   testEnv,
+  type ServerProcess,
   type TestBus,
   type TestDatabase,
   type TestRedis,
 } from '@packetagent/testing';
-import { now, sleep } from './stats';
+import { now } from './stats';
 
 export const ROOT = resolve(__dirname, '../../..');
 const ENTRY = join(ROOT, 'dist/services/all-in-one/src/main.js');
@@ -131,18 +132,9 @@ export async function startInfrastructure(): Promise<Infrastructure> {
 }
 
 /** One compiled app process on shared infrastructure. */
-export interface AppProcess {
+export interface AppProcess extends ServerProcess {
   name: string;
   baseUrl: string;
-  child: ChildProcess;
-  /** Resolves when the process has exited, however it ended. */
-  exited: Promise<number | null>;
-  /** The tail of its output, to explain a failure. */
-  output(): string;
-  /** SIGKILL, as a crash would end it. */
-  kill(): Promise<void>;
-  /** SIGTERM, then SIGKILL if it has not exited within 20 s. */
-  stop(): Promise<void>;
 }
 
 let builtChecked = false;
@@ -154,8 +146,12 @@ export async function spawnApp(infra: Infrastructure, name: string, env: Record<
     builtChecked = true;
   }
   const port = await freePort();
-  const child = spawn(process.execPath, [ENTRY], {
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const started = await startServerProcess({
+    name,
+    entry: ENTRY,
     cwd: ROOT,
+    readyUrl: `${baseUrl}/readyz`,
     env: {
       ...process.env,
       PACKETAGENT_PORT: String(port),
@@ -170,42 +166,8 @@ export async function spawnApp(infra: Infrastructure, name: string, env: Record<
       PACKETAGENT_LOG_FORMAT: 'json',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  // Only the tail is kept, to explain a failed start.
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-16_000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  // A crash of this process must not leave the app running.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  const exited = exitOf(child).then((code) => {
-    process.off('exit', killOnExit);
-    return code;
-  });
-  const kill = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  };
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const done = await Promise.race([exited.then(() => true), sleep(20_000).then(() => false)]);
-    if (!done) await kill();
-  };
-
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const crashed = exited.then((code) => Promise.reject(new Error(`${name} exited with code ${String(code)}`)));
-  // A later exit (stop, kill) rejects this too; that is expected then.
-  crashed.catch(() => undefined);
-  const ready = eventually(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, { timeoutMs: 60_000, intervalMs: 100, what: `${name} to be ready` });
-  try {
-    await Promise.race([ready, crashed]);
-  } catch (error) {
-    await kill();
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${output}`);
-  }
-  return { name, baseUrl, child, exited, output: () => output, kill, stop };
+  return { name, baseUrl, ...started };
 }
 
 /** First-run setup: the owner's workspace and API key. */

@@ -57,3 +57,55 @@ export class NatsServerProcess {
     await exitOf(child);
   }
 }
+
+/** A server process started by a test or a benchmark, ready when it answered its readiness URL. */
+export interface ServerProcess {
+  child: ChildProcess;
+  /** Resolves when the process has exited, however it ended. */
+  exited: Promise<number | null>;
+  /** The tail of its output, to explain a failure. */
+  output(): string;
+  /** SIGKILL, as a crash would end it. */
+  kill(): Promise<void>;
+  /** SIGTERM, then SIGKILL if it has not exited within 20 s. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns `node <entry>` and waits until `readyUrl` answers 200; a process that exits first, or
+ * is not ready within a minute, is killed and reported with the tail of its output. This
+ * process exiting kills it too.
+ */
+export async function startServerProcess(options: { name: string; entry: string; cwd: string; env: NodeJS.ProcessEnv; readyUrl: string }): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [options.entry], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-32_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const exited = exitOf(child).then((code) => {
+    process.off('exit', killOnExit);
+    return code;
+  });
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const done = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20_000).unref())]);
+    if (!done) await kill();
+  };
+  const crashed = exited.then((code) => Promise.reject(new Error(`${options.name} exited with code ${String(code)}`)));
+  // A later exit (stop, kill) rejects this too; that is expected then.
+  crashed.catch(() => undefined);
+  const ready = eventually(async () => (await fetch(options.readyUrl).catch(() => null))?.status === 200, { timeoutMs: 60_000, intervalMs: 100, what: `${options.name} to be ready` });
+  try {
+    await Promise.race([ready, crashed]);
+  } catch (error) {
+    await kill();
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${output}`);
+  }
+  return { child, exited, output: () => output, kill, stop };
+}

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,13 +6,13 @@ import {
   createTestBus,
   createTestDatabase,
   createTestRedis,
-  eventually,
-  exitOf,
   freePort,
   requestJson,
+  startServerProcess,
   testEnv,
   type HttpAnswer,
   type HttpRequestOptions,
+  type ServerProcess,
   type TestBus,
   type TestDatabase,
   type TestRedis,
@@ -52,24 +51,22 @@ export async function sharedInfrastructure(): Promise<SharedInfrastructure> {
   };
 }
 
-export interface AppProcess {
+export interface AppProcess extends ServerProcess {
   name: string;
   baseUrl: string;
-  child: ChildProcess;
-  output(): string;
   request<T = Record<string, unknown>>(method: string, path: string, options?: HttpRequestOptions): Promise<HttpAnswer<T>>;
-  /** Resolves when the process has exited, however it ended. */
-  exited: Promise<number | null>;
-  kill(): Promise<void>;
-  stop(): Promise<void>;
 }
 
 /** The compiled all-in-one app (dist/) as a process of its own, on the shared infrastructure. */
 export async function startAppProcess(infra: SharedInfrastructure, name: string, env: Record<string, string> = {}): Promise<AppProcess> {
   if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: build first (node tools/dev/build.mjs)`);
   const port = await freePort();
-  const child = spawn(process.execPath, [ENTRY], {
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const started = await startServerProcess({
+    name,
+    entry: ENTRY,
     cwd: ROOT,
+    readyUrl: `${baseUrl}/readyz`,
     env: {
       PATH: process.env['PATH'] ?? '',
       PACKETAGENT_PORT: String(port),
@@ -87,39 +84,6 @@ export async function startAppProcess(infra: SharedInfrastructure, name: string,
       PACKETAGENT_LOG_FORMAT: 'json',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-32_000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  const exited = exitOf(child).then((code) => {
-    process.off('exit', killOnExit);
-    return code;
-  });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const died = exited.then((code) => Promise.reject(new Error(`${name} exited with code ${String(code)} while starting:\n${output}`)));
-  died.catch(() => undefined);
-  const ready = eventually(async () => (await fetch(`${baseUrl}/readyz`).catch(() => null))?.status === 200, { timeoutMs: 60_000, intervalMs: 100, what: `${name} to be ready` });
-  await Promise.race([ready, died]);
-  const kill = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  };
-  return {
-    name,
-    baseUrl,
-    child,
-    output: () => output,
-    request: (method, path, options) => requestJson(baseUrl, method, path, options),
-    exited,
-    kill,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const done = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20_000).unref())]);
-      if (!done) await kill();
-    },
-  };
+  return { name, baseUrl, ...started, request: (method, path, options) => requestJson(baseUrl, method, path, options) };
 }
