@@ -204,6 +204,8 @@ export class RunExecution {
   }
 
   private taskMessage = '';
+  /** The run's directory, created at its first tool call in this drive. */
+  private workDirReady: Promise<unknown> | null = null;
 
   // ------------------------------------------------------------------------------------------
   // The loop
@@ -709,7 +711,8 @@ export class RunExecution {
   ): Promise<ToolOutcome> {
     throwIfAborted(this.signal);
     const workDir = join(this.deps.options.dataDir, 'runs', this.state.runId, 'workspace');
-    await mkdir(workDir, { recursive: true });
+    this.workDirReady ??= mkdir(workDir, { recursive: true });
+    await this.workDirReady;
     return this.deps.registry.execute(planned, authorization, {
       workspaceId: this.state.workspaceId,
       runId: this.state.runId,

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { isTerminal, runStateAfter, type DecodedEvent } from '@packetagent/contracts';
+import { isTerminal, RUN_STATES, runStateAfter, type DecodedEvent } from '@packetagent/contracts';
 import { PostgresEventStore } from '@packetagent/eventstore';
 import { releasableRuns } from '../admission.decider';
 import { RunAdmission } from '../run-admission';
 import { lockDeployment, type DeploymentRow } from '../../deployments/deployment.rows';
 import type { RunRow } from '../run.rows';
 
+const TERMINAL_STATES = RUN_STATES.filter(isTerminal);
 const INTAKE = { kind: 'service', id: 'intake' } as const;
 
 /**
@@ -34,10 +35,8 @@ export class RecordRunProgressUseCase {
       // Deployment first, then run: the lock order every admission path uses.
       const deployment = (await client.query<DeploymentRow>(lockDeployment, [current.deployment_id, event.workspaceId])).rows[0]!;
       const { rows } = await client.query<RunRow>(
-        `UPDATE intake.runs SET state = $2, updated_at = now()
-          WHERE id = $1 AND state NOT IN ('succeeded','failed','cancelled','abandoned','rejected','expired','revoked','budget_exhausted','timed_out')
-          RETURNING *`,
-        [runId, state],
+        `UPDATE intake.runs SET state = $2, updated_at = now() WHERE id = $1 AND state <> ALL($3::text[]) RETURNING *`,
+        [runId, state, TERMINAL_STATES],
       );
       const run = rows[0];
       if (!run || !isTerminal(state) || run.hold !== null) return;
