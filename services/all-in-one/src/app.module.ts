@@ -12,6 +12,7 @@ import { IntakeModule } from '@packetagent/intake';
 import { PolicyModule } from '@packetagent/policy';
 import { SchedulerModule } from '@packetagent/scheduler';
 import { SupervisorModule } from '@packetagent/supervisor';
+import { CrashAfterAppend } from './testing/crash-after-append';
 import { VaultModule } from '@packetagent/vault';
 import { eventRegistry } from './event-registry';
 import type { Env } from './env';
@@ -108,7 +109,7 @@ export class AppModule {
                 recoveryIntervalMs: env.PACKETAGENT_SUPERVISOR_RECOVERY_INTERVAL_MS,
                 stallTurns: env.PACKETAGENT_SUPERVISOR_STALL_TURNS,
                 dataDir: env.PACKETAGENT_DATA_DIR,
-                crashAfter: env.PACKETAGENT_FAULT_CRASH_AFTER,
+                ...(env.PACKETAGENT_FAULT_CRASH_AFTER ? { faults: new CrashAfterAppend(env.PACKETAGENT_FAULT_CRASH_AFTER) } : {}),
                 providerEnv: env.providerEnv,
                 tools: {
                   httpAllowPrivate: commaList(env.PACKETAGENT_HTTP_ALLOW_PRIVATE),

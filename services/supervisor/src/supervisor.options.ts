@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { ProviderRouter } from '@packetagent/providers';
 import type { ToolRegistry, ToolsConfig } from '@packetagent/tools';
+import type { FaultPort } from './execution/ports';
 
 export const SUPERVISOR_OPTIONS = Symbol('SUPERVISOR_OPTIONS');
 export const PROVIDER_ROUTER = Symbol('PROVIDER_ROUTER');
@@ -16,6 +17,12 @@ export interface SupervisorModuleOptions {
   concurrency?: number;
   /** How often lapsed claims are looked for, in milliseconds. */
   recoveryIntervalMs?: number;
+  /** How often the leader replica looks for runs no one drives (the stuck-run watchdog), in milliseconds. */
+  watchdogIntervalMs?: number;
+  /** How long a run may go without an owner before the watchdog counts it and acts, in milliseconds. */
+  watchdogGraceMs?: number;
+  /** The outbox relay whose cursor bounds the admissions the watchdog looks at (`relay_cursors.name`). */
+  relayName?: string;
   /** Where each run's working directory is created (`<dataDir>/runs/<runId>/workspace`). */
   dataDir?: string;
   /** Model turns in a row without progress before a run ends failed(stalled). */
@@ -25,8 +32,8 @@ export interface SupervisorModuleOptions {
   tools?: Partial<ToolsConfig>;
   /** Provider keys and endpoints (see libs/providers); process.env when absent. */
   providerEnv?: Record<string, string | undefined>;
-  /** Test hook: SIGKILL this process right after appending the first event of this type. */
-  crashAfter?: string;
+  /** Test wiring only: told of every append, so a recovery test can kill the process at an exact point. */
+  faults?: FaultPort;
   /** Providers and tools to use instead of the ones built from the environment (tests, embedding). */
   router?: ProviderRouter;
   registry?: ToolRegistry;
@@ -38,11 +45,14 @@ export interface SupervisorOptions {
   leaseMs: number;
   concurrency: number;
   recoveryIntervalMs: number;
+  watchdogIntervalMs: number;
+  watchdogGraceMs: number;
+  relayName: string;
   dataDir: string;
   stallTurns: number;
   compactAtRatio: number;
   tools: Partial<ToolsConfig>;
-  crashAfter: string | null;
+  faults: FaultPort | null;
   log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -52,11 +62,14 @@ export function resolveSupervisorOptions(options: SupervisorModuleOptions): Supe
     leaseMs: options.leaseMs ?? 15_000,
     concurrency: options.concurrency ?? 32,
     recoveryIntervalMs: options.recoveryIntervalMs ?? 500,
+    watchdogIntervalMs: options.watchdogIntervalMs ?? 5_000,
+    watchdogGraceMs: options.watchdogGraceMs ?? 30_000,
+    relayName: options.relayName ?? 'default',
     dataDir: options.dataDir ?? '.packetagent',
     stallTurns: options.stallTurns ?? 3,
     compactAtRatio: options.compactAtRatio ?? 0.8,
     tools: options.tools ?? {},
-    crashAfter: options.crashAfter ?? null,
+    faults: options.faults ?? null,
     log: options.log ?? (() => undefined),
   };
 }

@@ -78,6 +78,12 @@ export class RunClaims {
     return rows.map((row) => ({ runId: row.run_id, workspaceId: row.workspace_id }));
   }
 
+  /** The replica with a live lease on the run, if any. */
+  async holder(runId: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ holder: string | null }>('SELECT holder FROM supervisor.runs WHERE run_id = $1 AND lease_until > now()', [runId]);
+    return rows[0]?.holder ?? null;
+  }
+
   async waitingOn(attentionId: string): Promise<{ runId: string; workspaceId: string } | null> {
     const { rows } = await this.pool.query<{ run_id: string; workspace_id: string }>(
       `SELECT run_id, workspace_id FROM supervisor.runs WHERE waiting_on = $1 LIMIT 1`,

@@ -1,14 +1,18 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { BUS_TOPOLOGY, CommandBus, EVENT_REGISTRY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
-import { computeEventDigest, DomainError, PolicyCommands, type DecodedEvent, type EventRegistry, type RunExecutionEventData } from '@packetagent/contracts';
+import { DomainError, PolicyCommands, type EventRegistry, type RunExecutionEventData } from '@packetagent/contracts';
 import { PostgresEventStore } from '@packetagent/eventstore';
-import type { ProviderRouter } from '@packetagent/providers';
+import type { ProviderRouter, ResolvedModel } from '@packetagent/providers';
 import type { ToolRegistry } from '@packetagent/tools';
 import { RunClaims, type ReleaseStatus } from '../claims/run-claims';
-import type { ExecutionDeps } from '../execution/execution-deps';
+import { readVerified } from '../execution/adapters/store-run-stream';
 import { RunDefinitions } from '../execution/run-definitions';
-import { RunExecution, SUPERVISOR_ACTOR, type DriveOutcome } from '../execution/run-execution';
+import { RunExecution, type DriveOutcome } from '../execution/run-execution';
+import { runPorts, type RunInfrastructure } from '../execution/run-ports';
+import { SUPERVISOR_ACTOR } from '../execution/supervisor-actor';
+import type { PinnedRun } from '../run/run.intent';
+import { taskMessage } from '../run/run.prompt';
 import { foldRun, UnreplayableRunError, type RunAggregate } from '../run/run.state';
 import { PROVIDER_ROUTER, SUPERVISOR_OPTIONS, TOOL_REGISTRY, type SupervisorOptions } from '../supervisor.options';
 
@@ -23,55 +27,55 @@ export interface SupervisorStatus {
   quarantined: number;
 }
 
+type Release = { status: ReleaseStatus; waitingOn?: string | null; quarantineReason?: string | null };
+
+/** How long a replica holding a run has to answer a forwarded control request, in milliseconds. */
+const FORWARD_TIMEOUT_MS = 1_000;
+
 /**
  * Claims runs and drives them. A run is taken when something wakes it (its admission, an
- * answer, a resume, its wall-time timer) or when recovery finds its holder's lease lapsed;
- * while driving, the lease is renewed and operator stop/pause requests cut the call in flight.
+ * operator request, an answer, its wall-time timer) or when recovery finds its holder's lease
+ * lapsed; while driving, the lease is renewed. An operator request for a run another replica
+ * drives is forwarded to that replica, which cuts the call in flight.
  */
 @Injectable()
 export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly active = new Map<string, RunExecution | null>();
   private readonly drives = new Set<Promise<unknown>>();
   private timers: NodeJS.Timeout[] = [];
-  private subscriptions: Subscription[] = [];
+  private subscription: Subscription | null = null;
   private closing = false;
   private readonly counters = { started: 0, finished: 0, recovered: 0, quarantined: 0 };
-  private readonly deps: ExecutionDeps;
 
   constructor(
-    store: PostgresEventStore,
-    commands: CommandBus,
+    private readonly store: PostgresEventStore,
+    private readonly commands: CommandBus,
     @Inject(EVENT_REGISTRY) private readonly registry: EventRegistry,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BUS_TOPOLOGY) private readonly topo: Topology,
     private readonly claims: RunClaims,
     private readonly definitions: RunDefinitions,
     @Inject(SUPERVISOR_OPTIONS) private readonly options: SupervisorOptions,
-    @Inject(PROVIDER_ROUTER) router: ProviderRouter,
-    @Inject(TOOL_REGISTRY) tools: ToolRegistry,
-  ) {
-    this.deps = { store, commands, router, registry: tools, options, now: () => new Date(), readRun: (runId, from) => this.readRun(runId, from) };
-  }
+    @Inject(PROVIDER_ROUTER) private readonly router: ProviderRouter,
+    @Inject(TOOL_REGISTRY) private readonly tools: ToolRegistry,
+  ) {}
 
   status(): SupervisorStatus {
     return { replicaId: this.options.replicaId, driving: this.active.size, ...this.counters };
   }
 
   onApplicationBootstrap(): void {
-    for (const request of ['stop_requested', 'pause_requested'] as const) {
-      const subscription = this.nc.subscribe(`${this.topo.eventsSubjectRoot}.*.run.run.${request}`, {
-        callback: (error, message) => {
-          if (error) return;
-          try {
-            const stream = (message.json() as { stream?: string }).stream ?? '';
-            this.active.get(stream.slice('run-'.length))?.interrupt(request === 'stop_requested' ? 'stop' : 'pause');
-          } catch {
-            // Not an envelope: nothing of ours to interrupt.
-          }
-        },
-      });
-      this.subscriptions.push(subscription);
-    }
+    this.subscription = this.nc.subscribe(this.controlSubject(this.options.replicaId), {
+      callback: (error, message) => {
+        if (error) return;
+        try {
+          const { runId, controlVersion } = message.json<{ runId: string; controlVersion: number }>();
+          message.respond(JSON.stringify({ applied: this.interruptLocal(runId, controlVersion) }));
+        } catch {
+          message.respond(JSON.stringify({ applied: false }));
+        }
+      },
+    });
     this.timers.push(setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.options.leaseMs / 3))));
     this.timers.push(setInterval(() => void this.recoverLapsed(), this.options.recoveryIntervalMs));
     void this.recoverLapsed();
@@ -82,8 +86,8 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
     this.closing = true;
     this.timers.forEach(clearInterval);
     this.timers = [];
-    this.subscriptions.forEach((subscription) => subscription.unsubscribe());
-    this.subscriptions = [];
+    this.subscription?.unsubscribe();
+    this.subscription = null;
     for (const execution of this.active.values()) execution?.interrupt('shutdown');
     await Promise.allSettled([...this.drives]);
   }
@@ -102,11 +106,42 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
     }
   }
 
+  /**
+   * An operator request recorded at `controlVersion` of the run's control stream: `done` once
+   * the run has folded it (or ended), `busy` while it has not yet (the delivery comes back).
+   */
+  async control(runId: string, workspaceId: string, controlVersion: number): Promise<WakeResult> {
+    if (this.active.has(runId)) return this.interruptLocal(runId, controlVersion) ? 'done' : 'busy';
+    if ((await this.wake(runId, workspaceId)) === 'done') return 'done';
+    const holder = await this.claims.holder(runId);
+    if (!holder || holder === this.options.replicaId) return 'busy';
+    try {
+      const reply = await this.nc.request(this.controlSubject(holder), JSON.stringify({ runId, controlVersion }), { timeout: FORWARD_TIMEOUT_MS });
+      return reply.json<{ applied: boolean }>().applied ? 'done' : 'busy';
+    } catch {
+      // The holder is gone or slow: its lease lapses and the next claim folds the request.
+      return 'busy';
+    }
+  }
+
+  /** True when the run this replica drives has folded the request; otherwise cuts its call in flight so it reads it. */
+  private interruptLocal(runId: string, controlVersion: number): boolean {
+    const execution = this.active.get(runId);
+    if (!execution) return false;
+    if (execution.runState.controlVersion >= controlVersion || execution.runState.status === 'terminal') return true;
+    execution.interrupt('control');
+    return false;
+  }
+
+  private controlSubject(replicaId: string): string {
+    return `${this.topo.commandSubjectRoot}.supervisor.replica.${replicaId.replace(/[^A-Za-z0-9_-]/g, '_')}.control`;
+  }
+
   private async claimAndDrive(runId: string, workspaceId: string): Promise<WakeResult> {
     const claim = await this.claims.claim(runId, workspaceId, this.options.replicaId);
     if (claim.kind === 'held') return 'busy';
     if (claim.kind === 'finished') return 'done';
-    let release: { status: ReleaseStatus; waitingOn?: string | null; quarantineReason?: string | null } | null = { status: 'active' };
+    let release: Release | null = { status: 'active' };
     try {
       release = await this.driveClaimed(runId, workspaceId, claim.claim);
     } catch (error) {
@@ -119,10 +154,10 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
     return 'done';
   }
 
-  private async driveClaimed(runId: string, workspaceId: string, claim: number): Promise<{ status: ReleaseStatus; waitingOn?: string | null; quarantineReason?: string | null }> {
+  private async driveClaimed(runId: string, workspaceId: string, claim: number): Promise<Release> {
     let state: RunAggregate;
     try {
-      state = foldRun(runId, workspaceId, await this.readRun(runId, 1));
+      state = foldRun(runId, workspaceId, await readVerified(this.store, this.registry, `run-${runId}`, 1));
     } catch (error) {
       if (!(error instanceof UnreplayableRunError || error instanceof DomainError)) throw error;
       this.counters.quarantined += 1;
@@ -132,32 +167,28 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
     }
     if (state.status === 'terminal') return { status: 'terminal' };
     if (!state.pin || !state.activation || state.status === 'new' || (state.status === 'queued' && !state.admitted)) return { status: 'waiting' };
-    if (claim > 1 && state.started) this.counters.recovered += 1;
 
-    const abort = new AbortController();
-    let definition;
-    let model;
-    let input;
+    let pinned: PinnedRun;
+    let model: ResolvedModel;
     try {
-      definition = await this.definitions.load(workspaceId, state.pin, abort.signal);
-      model = await this.deps.router.resolve(definition.model);
-      input = await this.definitions.input(workspaceId, { input: state.activation.input ?? null, inputRef: state.activation.inputRef }, abort.signal);
+      ({ pinned, model } = await this.pin(state));
     } catch (error) {
       if (error instanceof DomainError && error.retryable) throw error;
       const reason = error instanceof DomainError && error.code === 'definition_mismatch' ? 'definition_unavailable' : 'input_unavailable';
-      await this.deps.store.append(
-        `run-${runId}`,
-        state.version,
-        [{ type: 'run.failed', data: { reason: error instanceof DomainError && /provider|model/.test(error.code) ? 'model_error' : reason, detail: (error instanceof Error ? error.message : String(error)).slice(0, 2_000) } satisfies RunExecutionEventData<'run.failed'>, actor: SUPERVISOR_ACTOR }],
-        { workspaceId },
-      );
+      const data: RunExecutionEventData<'run.failed'> = {
+        reason: error instanceof DomainError && /provider|model/.test(error.code) ? 'model_error' : reason,
+        detail: (error instanceof Error ? error.message : String(error)).slice(0, 2_000),
+      };
+      await this.store.append(`run-${runId}`, state.version, [{ type: 'run.failed', data, actor: SUPERVISOR_ACTOR }], { workspaceId });
       return { status: 'terminal' };
     }
 
-    const execution = new RunExecution(this.deps, state, definition, model, claim);
+    const run = { runId, workspaceId };
+    const execution = new RunExecution(runPorts(run, model, this.infrastructure()), state, pinned, { replica: this.options.replicaId, claim });
     this.active.set(runId, execution);
+    if (claim > 1 && state.started) this.counters.recovered += 1;
     if (!state.started) this.counters.started += 1;
-    const outcome: DriveOutcome = await execution.drive(input);
+    const outcome: DriveOutcome = await execution.drive();
     switch (outcome.status) {
       case 'terminal':
         this.counters.finished += 1;
@@ -169,9 +200,37 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
     }
   }
 
+  /** Everything a decision needs that does not change while the run lives: its definition, model, tools and input. */
+  private async pin(state: RunAggregate): Promise<{ pinned: PinnedRun; model: ResolvedModel }> {
+    const signal = new AbortController().signal;
+    const definition = await this.definitions.load(state.workspaceId, state.pin!, signal);
+    const model = await this.router.resolve(definition.model);
+    const input = await this.definitions.input(state.workspaceId, { input: state.activation!.input ?? null, inputRef: state.activation!.inputRef }, signal);
+    const pinned: PinnedRun = {
+      definition,
+      model: {
+        provider: model.provider,
+        model: model.model,
+        scripted: model.scripted,
+        contextWindow: model.entry.contextWindow,
+        maxOutputTokens: model.entry.maxOutputTokens,
+        structuredOutput: model.entry.capabilities.structuredOutput,
+      },
+      plan: (callId, name, args) => this.tools.plan(callId, name, args),
+      task: taskMessage(input),
+      stallTurns: this.options.stallTurns,
+      compactAtRatio: this.options.compactAtRatio,
+    };
+    return { pinned, model };
+  }
+
+  private infrastructure(): RunInfrastructure {
+    return { store: this.store, registry: this.registry, commands: this.commands, router: this.router, tools: this.tools, options: this.options };
+  }
+
   /** A quarantined run waits for a person: it is put in the attention inbox with the reason. */
   private async raiseQuarantine(runId: string, workspaceId: string, reason: string): Promise<void> {
-    await this.deps.commands
+    await this.commands
       .request(PolicyCommands.raiseAttention, {
         workspaceId,
         runId,
@@ -184,23 +243,6 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
       .catch((error: unknown) => {
         this.options.log('error', 'could not raise attention for a quarantined run', { runId, error: error instanceof Error ? error.message : String(error) });
       });
-  }
-
-  /** The run's events from `fromVersion`, each checked against its digest chain and decoded. */
-  async readRun(runId: string, fromVersion: number): Promise<DecodedEvent[]> {
-    const envelopes = await this.deps.store.readStream(`run-${runId}`, { fromVersion });
-    let previous: string | null | undefined;
-    return envelopes.map((envelope) => {
-      const { globalPosition: _position, digest, ...content } = envelope;
-      if (computeEventDigest(content) !== digest) throw new UnreplayableRunError(`event at version ${envelope.streamVersion} does not match its digest`);
-      if (previous !== undefined && envelope.prevDigest !== previous) throw new UnreplayableRunError(`event at version ${envelope.streamVersion} does not link to the one before it`);
-      previous = digest;
-      try {
-        return this.registry.decode(envelope);
-      } catch (error) {
-        throw new UnreplayableRunError(`event ${envelope.type} at version ${envelope.streamVersion} cannot be decoded: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    });
   }
 
   private async renewLeases(): Promise<void> {

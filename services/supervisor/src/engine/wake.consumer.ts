@@ -3,8 +3,9 @@ import { CommandBus, OnEvent, type HandlerContext } from '@packetagent/bus';
 import { PolicyCommands, RUN_WALL_TIME_PURPOSE, type DecodedEvent, type SchedulerEventData } from '@packetagent/contracts';
 import { SupervisorEngine } from './supervisor-engine';
 
-/** Events after which a run may have something to do. */
-const RUN_WAKES = new Set(['run.admitted', 'run.resume_requested', 'run.stop_requested']);
+/** Events of the run's own stream after which it has something to do. Operator requests come through the control stream. */
+const RUN_WAKES = new Set(['run.admitted']);
+const CONTROL_REQUESTS = new Set(['run.stop_requested', 'run.pause_requested', 'run.resume_requested', 'run.revoke_requested']);
 const ATTENTION_ANSWERS = new Set(['attention.approved', 'attention.rejected', 'attention.expired', 'attention.withdrawn']);
 /** How long a wake waits when another replica holds the run, in milliseconds. */
 const HELD_RETRY_MS = 1_000;
@@ -26,6 +27,14 @@ export class WakeConsumer {
   async onRunEvent(event: DecodedEvent, context: HandlerContext): Promise<void> {
     if (!RUN_WAKES.has(event.type)) return;
     await this.wake(event.stream.slice('run-'.length), event.workspaceId, context);
+  }
+
+  /** Operator requests, on one path: folded by whichever replica drives the run, or by the next claim. */
+  @OnEvent({ durable: 'supervisor-controls', filter: '*.runctl.>', ackWaitMs: 30_000, maxAckPending: 128, concurrency: 64 })
+  async onControlRequest(event: DecodedEvent, context: HandlerContext): Promise<void> {
+    if (!CONTROL_REQUESTS.has(event.type)) return;
+    const runId = event.stream.slice('runctl-'.length);
+    if ((await this.engine.control(runId, event.workspaceId, event.streamVersion)) === 'busy') context.defer(HELD_RETRY_MS);
   }
 
   @OnEvent({ durable: 'supervisor-attention', filter: '*.attention.>', ackWaitMs: 30_000, maxAckPending: 64, concurrency: 32 })

@@ -38,13 +38,13 @@ function withCheckpoint(events: DecodedEvent[], phase: 'plan' | 'act' = 'plan'):
 describe(evolveRun.name, () => {
   it('keeps the calls of the latest model turn pending until each has a result, then adds them to the transcript as one turn', () => {
     const events = history();
-    const sut: RunAggregate = foldRun('r1', 'ws1', events);
+    let sut: RunAggregate = foldRun('r1', 'ws1', events);
     expect(sut).toMatchObject({ status: 'running', admitted: true, iteration: 1, costUsd: 0.25, claims: 1 });
     expect(sut.pending.map((call) => call.callId)).toEqual(['c1', 'c2']);
 
-    evolveRun(sut, event(5, 'run.tool_result', { callId: 'c1', tool: 'http_fetch', ok: true, output: 'one', summary: '200', executed: true }));
+    sut = evolveRun(sut, event(5, 'run.tool_result', { callId: 'c1', tool: 'http_fetch', ok: true, output: 'one', summary: '200', executed: true }));
     expect(sut.messages.map((message) => message.role)).toEqual(['assistant']);
-    evolveRun(sut, event(6, 'run.tool_result', { callId: 'c2', tool: 'http_fetch', ok: false, output: 'two', summary: '404', executed: true }));
+    sut = evolveRun(sut, event(6, 'run.tool_result', { callId: 'c2', tool: 'http_fetch', ok: false, output: 'two', summary: '404', executed: true }));
     expect(sut.pending).toEqual([]);
     expect(sut.toolCalls).toBe(2);
     expect(sut.messages[1]).toEqual({
@@ -57,10 +57,10 @@ describe(evolveRun.name, () => {
   });
 
   it('tracks an effect from prepared to completed and refuses an outcome for an effect never prepared', () => {
-    const sut = foldRun('r1', 'ws1', history());
-    evolveRun(sut, event(5, 'effect.prepared', { effectId: 'e1', callId: 'c1', tool: 'http_fetch', verb: 'POST', resource: null, idempotencyKey: 'k', requestDigest: digest, idempotentByKey: false, attempt: 1 }));
+    let sut = foldRun('r1', 'ws1', history());
+    sut = evolveRun(sut, event(5, 'effect.prepared', { effectId: 'e1', callId: 'c1', tool: 'http_fetch', verb: 'POST', resource: null, idempotencyKey: 'k', requestDigest: digest, idempotentByKey: false, attempt: 1 }));
     expect(sut.effects['e1']?.outcome).toBe('prepared');
-    evolveRun(sut, event(6, 'effect.completed', { effectId: 'e1', callId: 'c1', summary: 'ok' }));
+    sut = evolveRun(sut, event(6, 'effect.completed', { effectId: 'e1', callId: 'c1', summary: 'ok' }));
     expect(sut.effects['e1']?.outcome).toBe('completed');
     expect(() => evolveRun(sut, event(7, 'effect.failed', { effectId: 'e9', callId: 'c1', error: { code: 'x', message: 'y' }, outcomeKnown: true }))).toThrow(UnreplayableRunError);
   });
@@ -94,8 +94,14 @@ describe(evolveRun.name, () => {
   it('ends on a terminal event and counts the stop and pause requests an operator recorded', () => {
     const sut = foldRun('r1', 'ws1', [...history(), event(5, 'run.pause_requested', { reason: null }), event(6, 'run.stop_requested', { reason: 'enough' })]);
     expect(sut).toMatchObject({ pauseRequested: true, stopRequested: { reason: 'enough' } });
-    evolveRun(sut, event(7, 'run.cancelled', { reason: 'enough' }));
-    expect(sut).toMatchObject({ status: 'terminal', terminalType: 'run.cancelled' });
+    expect(evolveRun(sut, event(7, 'run.cancelled', { reason: 'enough' }))).toMatchObject({ status: 'terminal', terminalType: 'run.cancelled' });
+  });
+
+  it('never changes the state it folds from', () => {
+    const before = foldRun('r1', 'ws1', history());
+    const snapshot = structuredClone(before);
+    evolveRun(before, event(5, 'run.tool_result', { callId: 'c1', tool: 'http_fetch', ok: true, output: 'one', summary: '200', executed: true }));
+    expect(before).toEqual(snapshot);
   });
 
   it('gives the same digest for the same history and a different one for any other', () => {

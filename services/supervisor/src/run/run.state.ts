@@ -2,6 +2,7 @@ import {
   canonicalJson,
   checkpointChainDigest,
   DomainError,
+  RUN_TERMINAL_EVENT_TYPES,
   sha256Hex,
   type Activation,
   type DecodedEvent,
@@ -67,7 +68,12 @@ export interface RunAggregate {
   decisions: Record<string, RunExecutionEventData<'run.tool_decided'>>;
   waiting: RunExecutionEventData<'run.waiting'> | null;
   stopRequested: { reason: string | null } | null;
+  revokeRequested: { reason: string } | null;
   pauseRequested: boolean;
+  /** Version of the last operator request folded from the run's control stream (`runctl-<id>`). */
+  controlVersion: number;
+  /** The transcript was compacted after the latest model turn: compact at most once per turn. */
+  compactedSinceTurn: boolean;
   /** Model turns in a row that made no progress (no call ran, no criteria set). */
   stalledTurns: number;
   /** Model turns in a row whose calls were all malformed. */
@@ -100,7 +106,10 @@ export function initialRunState(runId: string, workspaceId: string): RunAggregat
     decisions: {},
     waiting: null,
     stopRequested: null,
+    revokeRequested: null,
     pauseRequested: false,
+    controlVersion: 0,
+    compactedSinceTurn: false,
     stalledTurns: 0,
     malformedTurns: 0,
     checkpoint: null,
@@ -108,17 +117,7 @@ export function initialRunState(runId: string, workspaceId: string): RunAggregat
   };
 }
 
-const TERMINAL_TYPES = new Set([
-  'run.succeeded',
-  'run.failed',
-  'run.cancelled',
-  'run.abandoned',
-  'run.rejected',
-  'run.expired',
-  'run.revoked',
-  'run.budget_exhausted',
-  'run.timed_out',
-]);
+const TERMINAL_TYPES: ReadonlySet<string> = new Set(RUN_TERMINAL_EVENT_TYPES);
 
 /** What a checkpoint stands for: the control state, without the transcript (bound through the history digest). */
 export function stateDigest(state: RunAggregate): string {
@@ -146,12 +145,28 @@ function finishTurnIfAnswered(state: RunAggregate): void {
   state.results = [];
 }
 
+/** A copy that folding may change without touching `state`: the transcript's messages are shared, never edited. */
+function copyOf(state: RunAggregate): RunAggregate {
+  const effects: Record<string, EffectRecord> = {};
+  for (const [id, effect] of Object.entries(state.effects)) effects[id] = { ...effect };
+  return {
+    ...state,
+    criteria: [...state.criteria],
+    messages: [...state.messages],
+    pending: [...state.pending],
+    results: [...state.results],
+    effects,
+    decisions: { ...state.decisions },
+  };
+}
+
 /**
- * Folds one event into the run's state. Pure apart from mutating `state`; the same events
- * always give the same state, which is what recovery relies on. A checkpoint whose digests do
+ * Folds one event into the run's state: pure, the same events always give the same state, which
+ * is what recovery, shadow replay and the decider's specs rely on. A checkpoint whose digests do
  * not match the fold so far, or an event out of place, makes the run unreplayable.
  */
-export function evolveRun(state: RunAggregate, event: DecodedEvent): RunAggregate {
+export function evolveRun(current: RunAggregate, event: DecodedEvent): RunAggregate {
+  const state = copyOf(current);
   if (event.streamVersion !== state.version + 1) {
     throw new UnreplayableRunError(`event at version ${event.streamVersion} follows version ${state.version}`);
   }
@@ -206,12 +221,19 @@ function applyEvent(state: RunAggregate, event: DecodedEvent): void {
       return;
     case 'run.stop_requested':
       state.stopRequested = { reason: (event.data as IntakeEventData<'run.stop_requested'>).reason };
+      noteControl(state, event.data);
       return;
     case 'run.pause_requested':
       state.pauseRequested = true;
+      noteControl(state, event.data);
       return;
     case 'run.resume_requested':
       state.pauseRequested = false;
+      noteControl(state, event.data);
+      return;
+    case 'run.revoke_requested':
+      state.revokeRequested = { reason: (event.data as IntakeEventData<'run.revoke_requested'>).reason };
+      noteControl(state, event.data);
       return;
     case 'run.model_turn': {
       const data = event.data as RunExecutionEventData<'run.model_turn'>;
@@ -225,7 +247,8 @@ function applyEvent(state: RunAggregate, event: DecodedEvent): void {
         ...(call.malformed ? { malformed: call.malformed } : {}),
       }));
       const native = data.native as unknown as NativeTurn | null;
-      state.messages.push({ role: 'assistant', content: data.text, toolCalls, ...(native ? { native } : {}) });
+      // Payload references are resolved before folding (see the run stream adapter).
+      state.messages.push({ role: 'assistant', content: data.text as string, toolCalls, ...(native ? { native } : {}) });
       state.pending = data.toolCalls.map((call) => ({
         callId: call.id,
         name: call.name,
@@ -234,6 +257,7 @@ function applyEvent(state: RunAggregate, event: DecodedEvent): void {
       }));
       state.results = [];
       state.decisions = {};
+      state.compactedSinceTurn = false;
       state.malformedTurns = data.toolCalls.length > 0 && data.toolCalls.every((call) => call.malformed) ? state.malformedTurns + 1 : 0;
       if (data.toolCalls.length === 0) state.stalledTurns += 1;
       return;
@@ -276,6 +300,7 @@ function applyEvent(state: RunAggregate, event: DecodedEvent): void {
     case 'run.compacted': {
       const dropped = (event.data as RunExecutionEventData<'run.compacted'>).droppedMessages;
       state.messages = compactMessages(state.messages, dropped);
+      state.compactedSinceTurn = true;
       return;
     }
     case 'run.waiting':
@@ -291,6 +316,12 @@ function applyEvent(state: RunAggregate, event: DecodedEvent): void {
     default:
       throw new UnreplayableRunError(`event type ${event.type} has no meaning for a run`);
   }
+}
+
+/** Operator requests folded from the run's control stream carry their position there. */
+function noteControl(state: RunAggregate, data: unknown): void {
+  const position = (data as { controlVersion?: number }).controlVersion;
+  if (typeof position === 'number' && position > state.controlVersion) state.controlVersion = position;
 }
 
 function pinOf(data: RunPin): RunPin {
@@ -320,7 +351,5 @@ export function messagesToDrop(messages: ChatMessage[], keep: number): number {
 }
 
 export function foldRun(runId: string, workspaceId: string, events: DecodedEvent[]): RunAggregate {
-  const state = initialRunState(runId, workspaceId);
-  for (const event of events) evolveRun(state, event);
-  return state;
+  return events.reduce(evolveRun, initialRunState(runId, workspaceId));
 }

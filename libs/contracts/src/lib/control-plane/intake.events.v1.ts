@@ -88,26 +88,23 @@ export const DeploymentRolledBackV1 = z.object({
 
 export const RunDeferredV1 = RunPinSchema.extend({ runId: id, activation: ActivationSchema, reason: z.enum(HOLD_REASONS) });
 export const RunAdmittedV1 = RunPinSchema.extend({ runId: id, activation: ActivationSchema });
-export const RunStopRequestedV1 = z.object({ reason: z.string().nullable() });
+/**
+ * Operator controls. Intake records them in the run's control stream (`runctl-<id>`); the
+ * supervisor, the only writer of `run-<id>` once it claimed the run, folds each into the run's
+ * stream with its position there (`controlVersion`) and who asked (`requestedBy`). See ADR 0017.
+ */
+const ControlFoldedFields = {
+  controlVersion: z.number().int().positive().optional(),
+  requestedBy: z.object({ kind: z.string(), id: z.string() }).optional(),
+};
+export const RunStopRequestedV1 = z.object({ reason: z.string().nullable(), ...ControlFoldedFields });
 export const RunCancelledV1 = z.object({ reason: z.string() });
-/** Operator controls recorded for the supervisor, which honours them between steps. */
-export const RunPauseRequestedV1 = z.object({ reason: z.string().nullable() });
-export const RunResumeRequestedV1 = z.object({});
+export const RunPauseRequestedV1 = z.object({ reason: z.string().nullable(), ...ControlFoldedFields });
+export const RunResumeRequestedV1 = z.object({ ...ControlFoldedFields });
+/** The run's deployment was revoked while the run was in a supervisor's hands: it ends revoked at its next step. */
+export const RunRevokeRequestedV1 = z.object({ reason: z.string(), ...ControlFoldedFields });
 /** A run that had not started when its deployment was revoked; it never will. */
 export const RunRevokedV1 = z.object({ reason: z.string() });
-
-/** Events announcing that a run reached a terminal state; intake frees the run's slot on each. */
-export const RUN_TERMINAL_EVENT_TYPES = [
-  'run.succeeded',
-  'run.failed',
-  'run.cancelled',
-  'run.abandoned',
-  'run.rejected',
-  'run.expired',
-  'run.revoked',
-  'run.budget_exhausted',
-  'run.timed_out',
-] as const;
 
 export const IntakeEvents = {
   'worker.created': WorkerCreatedV1,
@@ -124,6 +121,7 @@ export const IntakeEvents = {
   'run.revoked': RunRevokedV1,
   'run.pause_requested': RunPauseRequestedV1,
   'run.resume_requested': RunResumeRequestedV1,
+  'run.revoke_requested': RunRevokeRequestedV1,
 } as const;
 
 export type IntakeEventType = keyof typeof IntakeEvents;

@@ -113,6 +113,7 @@ export class ControlDeploymentUseCase {
         case 'deployment.revoked':
           await deactivateTriggers(client, row.id);
           await this.endHeldRuns(client, row, event.data.reason, actor);
+          await this.revokeAdmittedRuns(client, row, event.data.reason, actor);
           break;
         case 'deployment.rolled_back': {
           const { data } = event;
@@ -132,6 +133,20 @@ export class ControlDeploymentUseCase {
       }
     }
     return webhooks;
+  }
+
+  /**
+   * Admitted runs are in a supervisor's hands (or about to be): each gets a revoke request in its
+   * control stream, which ends it as revoked at its next step, a call in flight cut.
+   */
+  private async revokeAdmittedRuns(client: PoolClient, row: DeploymentRow, reason: string, actor: ActorRef): Promise<void> {
+    const { rows } = await client.query<{ id: string }>(
+      `SELECT id FROM intake.runs WHERE deployment_id = $1 AND hold IS NULL AND state IN ('queued', 'running', 'waiting')`,
+      [row.id],
+    );
+    for (const run of rows) {
+      await this.store.append(Streams.runControl(run.id), 'any', [{ type: 'run.revoke_requested', data: { reason }, actor }], { workspaceId: row.workspace_id, client });
+    }
   }
 
   /** Runs still waiting for admission can never start under a revoked deployment: they end as revoked. */

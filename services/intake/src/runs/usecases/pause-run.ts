@@ -14,8 +14,8 @@ export interface PauseOrResumeRun {
 }
 
 /**
- * Operator pause and resume of one run: recorded as events naming the actor, for the
- * supervisor to honour between steps. Asking for the state a run is already in records
+ * Operator pause and resume of one run: recorded as requests naming the actor, for the
+ * supervisor to honour. Asking for the state a run is already in records
  * nothing; a finished run cannot be paused or resumed.
  */
 @Injectable()
@@ -32,15 +32,11 @@ export class PauseRunUseCase {
       if (!run) throw new NotFoundError('run', command.runId);
       if (isTerminal(run.state)) throw new InvalidTransitionError(`run ${run.id} is ${run.state}; it cannot be ${command.pause ? 'paused' : 'resumed'}`);
       if (run.pause_requested === command.pause) return runView(run);
-      // While only intake has written to the run, the append is fenced at the version it knows
-      // and that version moves on. Once another writer (the supervisor) has appended, the request
-      // goes after whatever it wrote and intake's known version stays behind, so a later stop
-      // still sees that the run may have started.
-      const known = Number(run.stream_version);
-      const onlyIntakeWrote = (await this.store.streamVersion(Streams.run(run.id))) === known;
-      const appended = await this.store.append(
-        Streams.run(run.id),
-        onlyIntakeWrote ? known : 'any',
+      // Requests go to the run's control stream whoever owns the run's own stream: the supervisor
+      // folds them when it claims the run, or at once if it holds it (ADR 0017).
+      await this.store.append(
+        Streams.runControl(run.id),
+        'any',
         [
           command.pause
             ? { type: 'run.pause_requested', data: { reason: command.reason }, actor: command.actor }
@@ -48,10 +44,7 @@ export class PauseRunUseCase {
         ],
         { workspaceId: command.workspaceId, client },
       );
-      const updated = await client.query<RunRow>(
-        `UPDATE intake.runs SET pause_requested = $2, stream_version = $3, updated_at = now() WHERE id = $1 RETURNING *`,
-        [run.id, command.pause, onlyIntakeWrote ? appended.streamVersion : known],
-      );
+      const updated = await client.query<RunRow>(`UPDATE intake.runs SET pause_requested = $2, updated_at = now() WHERE id = $1 RETURNING *`, [run.id, command.pause]);
       return runView(updated.rows[0]!);
     });
   }

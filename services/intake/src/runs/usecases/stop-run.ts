@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isTerminal, type ActorRef, type RunView } from '@packetagent/contracts';
-import { PostgresEventStore } from '@packetagent/eventstore';
+import { ConcurrencyError, PostgresEventStore } from '@packetagent/eventstore';
 import { NotFoundError } from '../../shared/errors';
 import { Streams } from '../../shared/ids';
 import { releasableRuns } from '../admission.decider';
@@ -16,10 +16,11 @@ export interface StopRun {
 }
 
 /**
- * A run that has not started ends as cancelled at once and frees its slot. A run that may be
- * executing gets a recorded stop request, which the supervisor honours between steps. The
- * append is fenced by the run's stream version: if the supervisor started it meanwhile, the
- * cancel loses and becomes a stop request.
+ * A run only intake has written to ends as cancelled at once and frees its slot: intake still
+ * owns its stream. Once a supervisor has claimed it, the stop is a request in the run's control
+ * stream, which the supervisor folds into the run and honours at once (ADR 0017). The cancel is
+ * fenced by the run's stream version: if a supervisor claimed the run meanwhile, the cancel
+ * loses, the transaction is tried again, and it becomes a request.
  */
 @Injectable()
 export class StopRunUseCase {
@@ -29,6 +30,15 @@ export class StopRunUseCase {
   ) {}
 
   async execute(command: StopRun): Promise<RunView> {
+    try {
+      return await this.attempt(command);
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError)) throw error;
+      return this.attempt(command);
+    }
+  }
+
+  private attempt(command: StopRun): Promise<RunView> {
     return this.store.transaction(async (client) => {
       const found = await client.query<{ deployment_id: string }>('SELECT deployment_id FROM intake.runs WHERE id = $1 AND workspace_id = $2', [
         command.runId,
@@ -44,19 +54,21 @@ export class StopRunUseCase {
       const streamVersion = await this.store.streamVersion(Streams.run(run.id));
       const notStarted = run.state === 'queued' && streamVersion === version;
       const reason = command.reason ?? 'stopped by an operator';
-      const appended = await this.store.append(
-        Streams.run(run.id),
-        notStarted ? version : 'any',
-        [notStarted ? { type: 'run.cancelled', data: { reason }, actor: command.actor } : { type: 'run.stop_requested', data: { reason: command.reason }, actor: command.actor }],
-        { workspaceId: command.workspaceId, client },
-      );
       if (!notStarted) {
+        await this.store.append(Streams.runControl(run.id), 'any', [{ type: 'run.stop_requested', data: { reason: command.reason }, actor: command.actor }], {
+          workspaceId: command.workspaceId,
+          client,
+        });
         const { rows } = await client.query<RunRow>(
           `UPDATE intake.runs SET stop_requested = true, updated_at = now() WHERE id = $1 RETURNING *`,
           [run.id],
         );
         return runView(rows[0]!);
       }
+      const appended = await this.store.append(Streams.run(run.id), version, [{ type: 'run.cancelled', data: { reason }, actor: command.actor }], {
+        workspaceId: command.workspaceId,
+        client,
+      });
       const { rows } = await client.query<RunRow>(
         `UPDATE intake.runs SET state = 'cancelled', hold = NULL, stream_version = $2, updated_at = now() WHERE id = $1 RETURNING *`,
         [run.id, appended.streamVersion],

@@ -1,0 +1,74 @@
+import type { AuthorizeResult, DecodedEvent, JsonValue } from '@packetagent/contracts';
+import type { ModelTurn } from '@packetagent/providers';
+import type { CallAuthorization, PlannedCall, ToolOutcome } from '@packetagent/tools';
+import type { PlanRequest } from '../run/run.intent';
+
+/**
+ * What a run's shell reaches outside itself, one port per system, each bound to one run. The
+ * production adapters are in ./adapters; the supervisor testkit has in-memory ones.
+ */
+export interface ModelPort {
+  /** Nothing to reserve for a model priced at zero (a local server, a free script). */
+  readonly free: boolean;
+  estimateUsd(request: PlanRequest): number;
+  complete(request: PlanRequest, signal: AbortSignal): Promise<ModelTurn>;
+}
+
+/** Policy and the vault: the decision for one call, the credentials it grants, and the attention inbox. */
+export interface GuardPort {
+  authorize(planned: PlannedCall, signal: AbortSignal): Promise<AuthorizeResult>;
+  credentials(decision: AuthorizeResult, signal: AbortSignal): Promise<Record<string, string>>;
+  raiseAttention(kind: 'uncertain_effect' | 'run_unrecordable', planned: PlannedCall | null, details: JsonValue, signal: AbortSignal): Promise<string | null>;
+}
+
+export interface BudgetRefusal {
+  detail: string;
+  scope: JsonValue | null;
+}
+
+export interface BudgetPort {
+  reserve(amounts: Array<{ unit: string; amount: number }>, key: string, signal: AbortSignal): Promise<{ id: string; refused: null } | { id: null; refused: BudgetRefusal }>;
+  settle(reservationId: string | null, actual: Array<{ unit: string; amount: number }>): Promise<void>;
+  /** Best effort: an unreleased hold expires at its TTL and is never credited twice. */
+  release(reservationId: string | null): Promise<void>;
+}
+
+export interface EffectsPort {
+  execute(planned: PlannedCall, authorization: CallAuthorization, call: { idempotencyKey: string; credentials: Record<string, string>; signal: AbortSignal }): Promise<ToolOutcome>;
+}
+
+export interface NewRunEvent {
+  id: string;
+  type: string;
+  data: unknown;
+}
+
+/** The run's own stream (only this supervisor writes it once claimed) and its control stream (intake writes operator requests there). */
+export interface RunStreamPort {
+  read(fromVersion: number): Promise<DecodedEvent[]>;
+  /** Appends at `expectedVersion`; throws ConcurrencyError when someone else wrote first. */
+  append(expectedVersion: number, events: NewRunEvent[]): Promise<void>;
+  readControls(fromVersion: number): Promise<DecodedEvent[]>;
+}
+
+export interface TimersPort {
+  setWallTimer(deadline: string): Promise<void>;
+  cancelWallTimer(): Promise<void>;
+}
+
+/** Test wiring only: lets a recovery test kill the process at an exact point. Production passes none. */
+export interface FaultPort {
+  afterAppend(events: ReadonlyArray<{ type: string }>): void;
+}
+
+export interface RunPorts {
+  model: ModelPort;
+  guard: GuardPort;
+  budget: BudgetPort;
+  effects: EffectsPort;
+  stream: RunStreamPort;
+  timers: TimersPort;
+  faults: FaultPort | null;
+  now: () => Date;
+  log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+}

@@ -1,0 +1,38 @@
+import type { CommandBus } from '@packetagent/bus';
+import type { EventRegistry } from '@packetagent/contracts';
+import type { PostgresEventStore } from '@packetagent/eventstore';
+import type { ProviderRouter, ResolvedModel } from '@packetagent/providers';
+import type { ToolRegistry } from '@packetagent/tools';
+import type { SupervisorOptions } from '../supervisor.options';
+import { LedgerBudget } from './adapters/ledger-budget';
+import { PolicyGuard } from './adapters/policy-guard';
+import { RegistryEffects } from './adapters/registry-effects';
+import { RouterModel } from './adapters/router-model';
+import { SchedulerTimers } from './adapters/scheduler-timers';
+import { StoreRunStream } from './adapters/store-run-stream';
+import type { RunPorts } from './ports';
+
+export interface RunInfrastructure {
+  store: PostgresEventStore;
+  registry: EventRegistry;
+  commands: CommandBus;
+  router: ProviderRouter;
+  tools: ToolRegistry;
+  options: SupervisorOptions;
+}
+
+/** The production ports of one run. */
+export function runPorts(run: { runId: string; workspaceId: string }, model: ResolvedModel, infra: RunInfrastructure): RunPorts {
+  const { options } = infra;
+  return {
+    model: new RouterModel(infra.router, infra.tools, model),
+    guard: new PolicyGuard(infra.commands, run),
+    budget: new LedgerBudget(infra.commands, run, options.log),
+    effects: new RegistryEffects(infra.tools, run, options.dataDir),
+    stream: new StoreRunStream(infra.store, infra.registry, run),
+    timers: new SchedulerTimers(infra.commands, run),
+    faults: options.faults,
+    now: () => new Date(),
+    log: options.log,
+  };
+}
