@@ -1,5 +1,4 @@
 import type { ModelRequest, ModelTurn, ProviderRouter, ResolvedModel } from '@packetagent/providers';
-import type { ToolName } from '@packetagent/contracts';
 import type { ToolRegistry } from '@packetagent/tools';
 import type { PlanRequest } from '../../run/run.intent';
 import type { ModelPort } from '../ports';
