@@ -11,6 +11,7 @@ import { DeploymentEventsConsumer } from './deployments/deployment-events.consum
 import { PolicyCommandHandlers } from './policy.handlers';
 import { POLICY_OPTIONS, resolvePolicyOptions, type PolicyModuleOptions } from './policy.options';
 import { ApplyRunAdmitted } from './runs/apply-run-admitted';
+import { CatchUpRun } from './runs/catch-up-run';
 import { RunEventsConsumer } from './runs/run-events.consumer';
 
 const POLICY_EVENT_SCHEMAS = Symbol('POLICY_EVENT_SCHEMAS');
@@ -35,6 +36,7 @@ export class PolicyModule {
         ApplyDeploymentEvent,
         DeploymentEventsConsumer,
         ApplyRunAdmitted,
+        CatchUpRun,
         RunEventsConsumer,
         AnswerAttention,
         ReadAttention,

@@ -1,5 +1,5 @@
 import { verifyCredentialGrant, grantSigningKeys, type AuthorizeResult } from '@packetagent/contracts';
-import { admit, authorize, controlDeployment, deploy, sha, startPolicy, type AuthorizeInput, type PolicyHarness, type ToolGrants } from '../testing/policy.testkit';
+import { admit, authorize, INTAKE_ACTOR, controlDeployment, deploy, sha, startPolicy, type AuthorizeInput, type PolicyHarness, type ToolGrants } from '../testing/policy.testkit';
 import { Authorize } from './authorize';
 
 const SEED = Buffer.alloc(32, 7).toString('base64url');
@@ -102,6 +102,29 @@ describe(Authorize.name, () => {
   it.each(TABLE)('decides %s', async (_label, call, decision, code) => {
     const sut = await authorize(h, { runId: 'r-main', ...call });
     expect({ decision: sut.decision, code: sut.reason.code }).toEqual({ decision, code });
+  });
+
+  it('decides for a run the moment intake admitted it, before its consumers have applied the run or its deployment', async () => {
+    const runs = Array.from({ length: 10 }, (_, index) => `r-fresh-${index}`);
+    await Promise.all(
+      runs.map(async (runId) => {
+        const deploymentId = `d-${runId}`;
+        const effectiveDigest = sha(`${deploymentId}:${JSON.stringify(TOOLS)}`);
+        const pin = { deploymentId, workerId: 'w1', workerName: 'release-audit', version: 1, digest: sha(`version:${deploymentId}`), effectiveDigest };
+        await h.store.transaction(async (client) => {
+          await h.store.append(`deployment-${deploymentId}`, 'no_stream', [{ type: 'deployment.created', data: { ...pin, overrides: {}, maxConcurrentRuns: 5, triggers: [], limits: { budgets: {}, bounds: {}, tools: TOOLS } }, actor: INTAKE_ACTOR }], { workspaceId: h.workspaceId, client });
+          const activation = { activationId: `act-${runId}`, source: 'manual', dedupeKey: runId, triggerId: null, receivedAt: new Date().toISOString(), input: null, inputRef: null, details: {} };
+          await h.store.append(`run-${runId}`, 'no_stream', [{ type: 'run.admitted', data: { ...pin, runId, activation }, actor: INTAKE_ACTOR }], { workspaceId: h.workspaceId, client });
+        });
+      }),
+    );
+    const answers = await Promise.all(runs.map((runId) => authorize(h, { runId, ...get('https://ci.example.com/builds/1') })));
+    expect(answers.map((answer) => answer.decision)).toEqual(runs.map(() => 'allow'));
+  });
+
+  it('still answers unknown_run for a run nobody admitted', async () => {
+    const sut = await authorize(h, { runId: 'r-never-admitted', ...get('https://ci.example.com/builds/1') });
+    expect(sut).toMatchObject({ decision: 'deny', reason: { code: 'unknown_run' } });
   });
 
   it('records every decision on the run\'s policy stream with its reason', async () => {

@@ -24,6 +24,7 @@ import { deadlineTimerId, SYSTEM_ACTOR } from '../attention/usecases/answer-atte
 import { grantsDigest, type CompiledGrant, type GrantSet } from '../grants/compile-grants';
 import { checkCall } from '../grants/evaluate-call';
 import { POLICY_OPTIONS, type ResolvedPolicyOptions } from '../policy.options';
+import { CatchUpRun } from '../runs/catch-up-run';
 
 interface Verdict {
   decision: AuthorizeResult['decision'];
@@ -41,6 +42,11 @@ interface Verdict {
 const GRANT_SET_CACHE_SIZE = 500;
 const ATTEMPTS = 8;
 
+/** Denials that mean only that policy has not applied the run's admission or its deployment yet. */
+const NOT_YET_KNOWN: ReadonlySet<DecisionReasonCode> = new Set(['unknown_run', 'unknown_deployment', 'grants_unavailable']);
+
+class NotYetKnown extends Error {}
+
 const deny = (code: DecisionReasonCode, text: string, extra: Partial<Verdict> = {}): Verdict => ({ decision: 'deny', code, text, ...extra });
 
 /**
@@ -55,13 +61,17 @@ export class Authorize {
     private readonly store: PostgresEventStore,
     private readonly bus: CommandBus,
     @Inject(POLICY_OPTIONS) private readonly options: ResolvedPolicyOptions,
+    private readonly catchUp: CatchUpRun,
   ) {}
 
   async execute(request: AuthorizeRequest): Promise<AuthorizeResult> {
+    let caughtUp = false;
     for (let attempt = 1; ; attempt++) {
       try {
         const verdict = await this.store.transaction(async (client) => {
           const verdict = await this.decide(client, request);
+          // Policy follows runs and deployments from the bus; one it has not applied yet is read from the store, then decided again.
+          if (!caughtUp && NOT_YET_KNOWN.has(verdict.code)) throw new NotYetKnown();
           await this.record(client, request, verdict);
           return verdict;
         });
@@ -71,6 +81,11 @@ export class Authorize {
         // Another decision in the same run, or an answer to the same attention, committed first:
         // decide again on what is now there.
         if (error instanceof ConcurrencyError && attempt < ATTEMPTS) continue;
+        if (error instanceof NotYetKnown) {
+          caughtUp = true;
+          await this.catchUp.execute(request.workspaceId, request.runId);
+          continue;
+        }
         throw error;
       }
     }

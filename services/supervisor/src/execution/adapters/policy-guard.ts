@@ -1,13 +1,8 @@
 import type { CommandBus } from '@packetagent/bus';
-import { DomainError, openSealedCredential, PolicyCommands, recipientKeyPair, VaultCommands, type AuthorizeResult, type JsonValue } from '@packetagent/contracts';
+import { openSealedCredential, PolicyCommands, recipientKeyPair, VaultCommands, type AuthorizeResult, type JsonValue } from '@packetagent/contracts';
 import type { PlannedCall } from '@packetagent/tools';
 import type { GuardPort } from '../ports';
 import { withRetries } from '../retry';
-
-class PolicyNotReadyError extends DomainError {
-  readonly code = 'policy_not_ready';
-  override readonly retryable = true;
-}
 
 /** Policy decides each call; the vault opens the credentials a decision grants, sealed to a key made for this call. */
 export class PolicyGuard implements GuardPort {
@@ -16,27 +11,22 @@ export class PolicyGuard implements GuardPort {
     private readonly run: { runId: string; workspaceId: string },
   ) {}
 
-  async authorize(planned: PlannedCall, signal: AbortSignal): Promise<AuthorizeResult> {
-    return withRetries(async () => {
-      const result = await this.commands.request(PolicyCommands.authorize, {
-        workspaceId: this.run.workspaceId,
-        runId: this.run.runId,
-        tool: planned.tool,
-        verb: planned.verb,
-        resource: planned.resource,
-        credentials: planned.credentials,
-        callDigest: planned.callDigest,
-        arguments: planned.redactedArgs,
-      });
-      // Policy follows run.admitted from the bus; a run it has not seen yet is not a deny.
-      if (result.decision === 'deny' && (result.reason.code === 'unknown_run' || result.reason.code === 'grants_unavailable')) {
-        throw new PolicyNotReadyError(result.reason.text);
-      }
-      return result;
-    }, signal, 20_000).catch((error: unknown) => {
-      if (error instanceof PolicyNotReadyError) return { decision: 'deny', reason: { code: 'unknown_run', text: error.message } } as AuthorizeResult;
-      throw error;
-    });
+  /** Policy knows every admitted run (it reads an admission it has not applied yet from the store): a deny is a deny. */
+  authorize(planned: PlannedCall, signal: AbortSignal): Promise<AuthorizeResult> {
+    return withRetries(
+      () =>
+        this.commands.request(PolicyCommands.authorize, {
+          workspaceId: this.run.workspaceId,
+          runId: this.run.runId,
+          tool: planned.tool,
+          verb: planned.verb,
+          resource: planned.resource,
+          credentials: planned.credentials,
+          callDigest: planned.callDigest,
+          arguments: planned.redactedArgs,
+        }),
+      signal,
+    );
   }
 
   async credentials(decision: AuthorizeResult, signal: AbortSignal): Promise<Record<string, string>> {
