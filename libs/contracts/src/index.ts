@@ -1,6 +1,7 @@
 export * from './lib/errors';
 export * from './lib/json';
 export * from './lib/envelope';
+export * from './lib/event-chain';
 export * from './lib/registry';
 export * from './lib/commands';
 export * from './lib/control-plane';

@@ -1,9 +1,7 @@
-import { computeEventDigest, verifyEvidenceBundle, type AuditReport, type EvidenceBundle } from '@packetagent/contracts';
+import { computeEventDigest, TERMINAL_RUN_STATES, verifyEvidenceBundle, type AuditReport, type EvidenceBundle } from '@packetagent/contracts';
 import { eventually } from '@packetagent/testing';
 import { bearer } from './testing/app.testkit';
 import { healthReportExample, RecordingServer, startExecutionApp, type ExecutionApp } from './testing/execution.testkit';
-
-const terminal = ['succeeded', 'failed', 'cancelled', 'abandoned', 'rejected', 'expired', 'revoked', 'budget_exhausted', 'timed_out'];
 
 describe('audit verification and evidence bundles', () => {
   let env: ExecutionApp;
@@ -30,7 +28,7 @@ describe('audit verification and evidence bundles', () => {
       return list.body.items.find((item) => item.runId === runId);
     }, { what: 'the approval request' });
     await env.sut.request('POST', `/api/v1/workspaces/${env.ws}/attention/${open.id}/approve`, { body: { scope: 'once' }, headers: bearer(env.owner) });
-    expect(await env.waitForState(runId, terminal)).toBe('succeeded');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('succeeded');
   }, 60_000);
   afterAll(async () => {
     await env?.close();

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { roleHasPermission, ROLES, type Permission, type Role } from '@packetagent/contracts';
+import { roleHasPermission, ROLES, runStreamId, type Permission, type Role } from '@packetagent/contracts';
 import { webhookSignature } from '@packetagent/intake';
 import { bearer, startTestApp, type Answer, type TestApp } from './testing/app.testkit';
 
@@ -209,7 +209,7 @@ describe('control plane over HTTP', () => {
       expect([paused.body.pauseRequested, again.body.pauseRequested, resumed.body.pauseRequested]).toEqual([true, true, false]);
       const { rows } = await sut.db.pool.query<{ type: string; actor: string }>(
         `SELECT type, metadata->'actor'->>'kind' AS actor FROM events WHERE stream_id = $1 ORDER BY stream_version`,
-        [`run-${started.body.runId}`],
+        [runStreamId(started.body.runId)],
       );
       // This deployment allows one run at a time, so the new run may wait (run.deferred) or not.
       expect(rows[0]!.type).toMatch(/^run\.(admitted|deferred)$/);

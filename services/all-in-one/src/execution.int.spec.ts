@@ -1,8 +1,7 @@
 import { eventually } from '@packetagent/testing';
+import { runStreamId, TERMINAL_RUN_STATES } from '@packetagent/contracts';
 import { bearer } from './testing/app.testkit';
 import { healthReportExample, RecordingServer, startExecutionApp, type ExecutionApp } from './testing/execution.testkit';
-
-const terminal = ['succeeded', 'failed', 'cancelled', 'abandoned', 'rejected', 'expired', 'revoked', 'budget_exhausted', 'timed_out'];
 
 function worker(name: string, body: string): string {
   return `apiVersion: packetagent/v1
@@ -57,7 +56,7 @@ describe('run execution', () => {
     await env.waitForState(runId, ['waiting']);
     expect(far.requests).toEqual([]);
     await approveOpen(runId);
-    expect(await env.waitForState(runId, terminal)).toBe('succeeded');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('succeeded');
 
     expect(far.requests).toHaveLength(1);
     expect(far.requests[0]).toMatchObject({ method: 'POST', url: '/services/T000/B000/secret-path' });
@@ -95,7 +94,7 @@ describe('run execution', () => {
     env.writeScript('loops', `turns:\n${'  - toolCalls: [{ name: propose_criteria, arguments: { criteria: [x] } }]\n'.repeat(4)}`);
     const deploymentId = await env.deploy(worker('loops', 'tools: [{ tool: propose_criteria, approval: never }]\nbounds: { maxIterations: 2 }\nexit: { finish: { criteria: [done] } }'));
     const runId = await env.startRun(deploymentId);
-    expect(await env.waitForState(runId, terminal)).toBe('failed');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('failed');
     expect((await env.events(runId)).at(-1)).toMatchObject({ type: 'run.failed', data: { reason: 'iteration_limit' } });
   });
 
@@ -104,7 +103,7 @@ describe('run execution', () => {
     env.writeScript('busy', `turns:\n  - toolCalls: [${call}, ${call}]\n  - toolCalls: [${call}]\n`);
     const deploymentId = await env.deploy(worker('busy', `tools: [{ tool: http_fetch, verbs: [GET], resources: ["${far.origin}/*"], approval: never }]\nbounds: { maxToolCalls: 1 }\nexit: { finish: { criteria: [done] } }`));
     const runId = await env.startRun(deploymentId);
-    expect(await env.waitForState(runId, terminal)).toBe('failed');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('failed');
     expect((await env.events(runId)).at(-1)).toMatchObject({ type: 'run.failed', data: { reason: 'tool_call_limit' } });
     expect(far.requests).toHaveLength(1);
   });
@@ -113,14 +112,14 @@ describe('run execution', () => {
     env.writeScript('spender', `pricing: { inputPerMTokUsd: 1000, outputPerMTokUsd: 1000 }\nturns:\n${'  - { text: thinking, usage: { inputTokens: 20000, outputTokens: 1000 } }\n'.repeat(3)}`);
     const deploymentId = await env.deploy(worker('spender', 'tools: []\nbudgets: { perRunUsd: 1 }\nexit: { finish: { criteria: [done] } }'));
     const runId = await env.startRun(deploymentId);
-    expect(await env.waitForState(runId, terminal)).toBe('budget_exhausted');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('budget_exhausted');
   });
 
   it('ends a run past its wall time as timed_out, cutting the model call in flight', async () => {
     env.writeScript('slow', 'turns:\n  - { text: thinking, delayMs: 60000 }\n');
     const deploymentId = await env.deploy(worker('slow', 'tools: []\nbounds: { maxWallSeconds: 1 }\nexit: { finish: { criteria: [done] } }'));
     const runId = await env.startRun(deploymentId);
-    expect(await env.waitForState(runId, terminal)).toBe('timed_out');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('timed_out');
   });
 
   it('cancels a run within 2 s of a stop during a long tool call, recording the cut-off effect as of unknown outcome', async () => {
@@ -132,7 +131,7 @@ describe('run execution', () => {
     const stoppedAt = Date.now();
     const stop = await env.sut.request('POST', `/api/v1/workspaces/${env.ws}/runs/${runId}/stop`, { body: {}, headers: bearer(env.owner) });
     expect(stop.status).toBe(200);
-    expect(await env.waitForState(runId, terminal)).toBe('cancelled');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('cancelled');
     expect(Date.now() - stoppedAt).toBeLessThan(2_000);
     const events = await env.events(runId);
     expect(events.find((event) => event.type === 'effect.failed')).toMatchObject({ data: { outcomeKnown: false, error: { code: 'interrupted' } } });
@@ -148,7 +147,7 @@ describe('run execution', () => {
     await env.sut.request('POST', `/api/v1/workspaces/${env.ws}/runs/${runId}/pause`, { body: {}, headers: bearer(env.owner) });
     expect(await env.waitForState(runId, ['waiting'])).toBe('waiting');
     await env.sut.request('POST', `/api/v1/workspaces/${env.ws}/runs/${runId}/resume`, { body: {}, headers: bearer(env.owner) });
-    expect(await env.waitForState(runId, terminal)).toBe('succeeded');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('succeeded');
     const types = (await env.events(runId)).map((event) => event.type);
     expect(types).toEqual(expect.arrayContaining(['run.pause_requested', 'run.waiting', 'run.resume_requested', 'run.resumed', 'run.succeeded']));
   });
@@ -160,7 +159,7 @@ describe('run execution', () => {
     await env.waitForState(runId, ['waiting']);
     const revoked = await env.sut.request('POST', `/api/v1/workspaces/${env.ws}/deployments/${deploymentId}/revoke`, { body: { reason: 'compromised credentials' }, headers: bearer(env.owner) });
     expect(revoked.status).toBe(200);
-    expect(await env.waitForState(runId, terminal)).toBe('revoked');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('revoked');
     expect(far.requests).toEqual([]);
   });
 
@@ -173,7 +172,7 @@ describe('run execution', () => {
       return list.body.items.find((item) => item.runId === runId);
     }, { what: 'the approval request' });
     await env.sut.request('POST', `/api/v1/workspaces/${env.ws}/attention/${open.id}/reject`, { body: { reason: 'not today' }, headers: bearer(env.owner) });
-    expect(await env.waitForState(runId, terminal)).toBe('rejected');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('rejected');
     expect(far.requests).toEqual([]);
   });
 
@@ -185,7 +184,7 @@ describe('run execution', () => {
     ].join('\n'));
     const deploymentId = await env.deploy(worker('criteria', 'tools: []\nexit: { finish: { criteria: [report written] } }'));
     const runId = await env.startRun(deploymentId);
-    expect(await env.waitForState(runId, terminal)).toBe('succeeded');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('succeeded');
     const results = (await env.events(runId)).filter((event) => event.type === 'run.tool_result').map((event) => event.data['ok']);
     expect(results).toEqual([false, true]);
   });
@@ -198,7 +197,7 @@ describe('run execution', () => {
     ].join('\n'));
     const deploymentId = await env.deploy(worker('sloppy', `tools: [{ tool: http_fetch, verbs: [GET], resources: ["${far.origin}/*"], approval: never }]\nexit: { finish: { criteria: [done] } }`));
     const runId = await env.startRun(deploymentId);
-    expect(await env.waitForState(runId, terminal)).toBe('succeeded');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('succeeded');
     const first = (await env.events(runId)).find((event) => event.type === 'run.tool_result');
     expect(first).toMatchObject({ data: { ok: false, executed: false } });
     expect(far.requests).toEqual([]);
@@ -208,7 +207,7 @@ describe('run execution', () => {
     env.writeScript('idle', `turns:\n${'  - { text: "I am thinking about it." }\n'.repeat(4)}`);
     const deploymentId = await env.deploy(worker('idle', 'tools: []\nexit: { finish: { criteria: [done] } }'));
     const runId = await env.startRun(deploymentId);
-    expect(await env.waitForState(runId, terminal)).toBe('failed');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('failed');
     expect((await env.events(runId)).at(-1)).toMatchObject({ type: 'run.failed', data: { reason: 'stalled' } });
   });
 
@@ -220,7 +219,7 @@ describe('run execution', () => {
     ].join('\n'));
     const deploymentId = await env.deploy(worker('structured', 'tools: []\nexit: { outputSchema: { type: object, required: [count], properties: { count: { type: integer } } } }'));
     const runId = await env.startRun(deploymentId);
-    expect(await env.waitForState(runId, terminal)).toBe('succeeded');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('succeeded');
     const events = await env.events(runId);
     expect(events.filter((event) => event.type === 'run.tool_result').map((event) => event.data['ok'])).toEqual([false, true]);
     expect(events.at(-1)).toMatchObject({ type: 'run.succeeded', data: { output: { count: 3 } } });
@@ -237,7 +236,7 @@ describe('run execution', () => {
     await env.waitForState(runId, ['waiting']);
     expect((await env.events(runId)).at(-1)).toMatchObject({ type: 'run.waiting', data: { reason: 'question' } });
     await approveOpen(runId);
-    expect(await env.waitForState(runId, terminal)).toBe('succeeded');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('succeeded');
     const answer = (await env.events(runId)).find((event) => event.type === 'run.tool_result');
     expect(answer).toMatchObject({ data: { tool: 'ask_owner', ok: true, output: { answered: true, approved: true } } });
   });
@@ -254,7 +253,7 @@ describe('run execution', () => {
     );
     const runId = await env.startRun(deploymentId);
     try {
-      expect(await env.waitForState(runId, terminal)).toBe('succeeded');
+      expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('succeeded');
     } finally {
       far.respond = () => ({ status: 200, body: 'ok' });
     }
@@ -272,7 +271,7 @@ describe('run execution', () => {
     );
     const runId = await env.startRun(deploymentId);
     try {
-      expect(await env.waitForState(runId, terminal)).toBe('failed');
+      expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('failed');
     } finally {
       far.respond = () => ({ status: 200, body: 'ok' });
     }
@@ -287,7 +286,7 @@ describe('run execution', () => {
     const client = await env.sut.db.pool.connect();
     try {
       await client.query("SET session_replication_role = 'replica'");
-      await client.query(`UPDATE events SET data = jsonb_set(data, '{text}', '"edited"') WHERE stream_id = $1 AND type = 'run.model_turn'`, [`run-${runId}`]);
+      await client.query(`UPDATE events SET data = jsonb_set(data, '{text}', '"edited"') WHERE stream_id = $1 AND type = 'run.model_turn'`, [runStreamId(runId)]);
       await client.query("SET session_replication_role = 'origin'");
     } finally {
       client.release();
@@ -312,14 +311,14 @@ describe('run execution', () => {
     const deploymentId = await env.deploy(worker('one-at-a-time', 'tools: []\nbounds: { maxConcurrentRuns: 1 }\nexit: { finish: { criteria: [done] } }'));
     const first = await env.startRun(deploymentId, { n: 1 });
     const second = await env.startRun(deploymentId, { n: 2 });
-    expect(await env.waitForState(first, terminal)).toBe('succeeded');
-    expect(await env.waitForState(second, terminal)).toBe('succeeded');
+    expect(await env.waitForState(first, TERMINAL_RUN_STATES)).toBe('succeeded');
+    expect(await env.waitForState(second, TERMINAL_RUN_STATES)).toBe('succeeded');
     const admitted = await env.sut.db.pool.query<{ stream_id: string; global_position: string }>(
       `SELECT stream_id, global_position FROM events WHERE type IN ('run.admitted', 'run.succeeded') AND stream_id = ANY($1) ORDER BY global_position`,
-      [[`run-${first}`, `run-${second}`]],
+      [[runStreamId(first), runStreamId(second)]],
     );
     // The second run is admitted only after the first one ended.
-    expect(admitted.rows.map((row) => row.stream_id)).toEqual([`run-${first}`, `run-${first}`, `run-${second}`, `run-${second}`]);
+    expect(admitted.rows.map((row) => row.stream_id)).toEqual([runStreamId(first), runStreamId(first), runStreamId(second), runStreamId(second)]);
   });
 
   it('reserves budget for priced model calls only: a model priced at zero costs no round trip to the ledger', async () => {
@@ -328,8 +327,8 @@ describe('run execution', () => {
     env.writeScript('priced', `turns:\n  - toolCalls: [${finish}]\n`);
     const free = await env.startRun(await env.deploy(worker('free', 'tools: []\nexit: { finish: { criteria: [done] } }')));
     const priced = await env.startRun(await env.deploy(worker('priced', 'tools: []\nexit: { finish: { criteria: [done] } }')));
-    expect(await env.waitForState(free, terminal)).toBe('succeeded');
-    expect(await env.waitForState(priced, terminal)).toBe('succeeded');
+    expect(await env.waitForState(free, TERMINAL_RUN_STATES)).toBe('succeeded');
+    expect(await env.waitForState(priced, TERMINAL_RUN_STATES)).toBe('succeeded');
     const reservations = async (runId: string) =>
       Number((await env.sut.db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'budget.reserved' AND data->>'runId' = $1`, [runId])).rows[0]!.n);
     expect(await reservations(free)).toBe(0);

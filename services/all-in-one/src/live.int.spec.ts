@@ -1,5 +1,5 @@
 import { PostgresEventStore } from '@packetagent/eventstore';
-import type { EventEnvelope } from '@packetagent/contracts';
+import { runStreamId, type EventEnvelope } from '@packetagent/contracts';
 import { eventually } from '@packetagent/testing';
 import { bearer, startTestApp, type TestApp } from './testing/app.testkit';
 
@@ -134,7 +134,7 @@ describe('run events and live streams', () => {
   /** Appends `count` events to the run's stream, one append each, as the supervisor would. */
   async function append(runId: string, count: number): Promise<void> {
     for (let i = 0; i < count; i++) {
-      await store.append(`run-${runId}`, 'any', [{ type: 'run.compacted', data: { droppedMessages: 1, estimatedTokens: i }, actor: ACTOR }], { workspaceId: ws });
+      await store.append(runStreamId(runId), 'any', [{ type: 'run.compacted', data: { droppedMessages: 1, estimatedTokens: i }, actor: ACTOR }], { workspaceId: ws });
     }
   }
 
@@ -252,13 +252,13 @@ describe('run events and live streams', () => {
       await received(second, 5, 'live events after the reconnect');
 
       const all = [...live, ...second.events()].map((event) => event.globalPosition);
-      expect(all).toEqual(await positions('stream_id = $1', [`run-${runId}`]));
+      expect(all).toEqual(await positions('stream_id = $1', [runStreamId(runId)]));
       expect(second.frames.filter((frame) => frame.id !== undefined).every((frame, i) => frame.event === second.events()[i]!.type && frame.id === String(second.events()[i]!.globalPosition))).toBe(true);
     });
 
     it('streams the whole workspace to a signed-in user from ?lastEventId=', async () => {
       const runId = await startRun();
-      const [from] = await positions('stream_id = $1', [`run-${runId}`]);
+      const [from] = await positions('stream_id = $1', [runStreamId(runId)]);
       await append(runId, 2);
       const cookie = await signIn();
 
@@ -268,7 +268,7 @@ describe('run events and live streams', () => {
 
       expect(replayed.map((event) => event.globalPosition)).toEqual(expected);
       const another = await startRun();
-      const after = await eventually(() => stream.events().find((event) => event.stream === `run-${another}`), { what: 'the new run live' });
+      const after = await eventually(() => stream.events().find((event) => event.stream === runStreamId(another)), { what: 'the new run live' });
       expect(after.type).toBe('run.admitted');
     });
 

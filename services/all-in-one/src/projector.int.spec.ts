@@ -3,13 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { PROJECTIONS } from '@packetagent/projections';
 import { eventually, testEnv } from '@packetagent/testing';
+import { TERMINAL_RUN_STATES } from '@packetagent/contracts';
 import { bearer } from './testing/app.testkit';
 import { RecordingServer, startExecutionApp, type ExecutionApp } from './testing/execution.testkit';
 
 const ROOT = resolve(__dirname, '../../..');
 // The sources, not the bin: it prefers a compiled build, which may predate this checkout.
 const CLI_MAIN = join(ROOT, 'tools/cli/src/main.ts');
-const terminal = ['succeeded', 'failed', 'cancelled', 'abandoned', 'rejected', 'expired', 'revoked', 'budget_exhausted', 'timed_out'];
 const finish = '{ name: finish, arguments: { summary: done, criteria: [{ criterion: done, met: true }] } }';
 
 function worker(name: string, body: string): string {
@@ -102,9 +102,9 @@ describe('projector', () => {
     const approved = await env.sut.request('POST', `/api/v1/workspaces/${env.ws}/attention/${waiting.waitingOn!.attentionId}/approve`, { body: { scope: 'once' }, headers: bearer(env.owner) });
     expect(approved.status).toBe(200);
 
-    expect(await env.waitForState(runs['plain'], terminal)).toBe('succeeded');
-    expect(await env.waitForState(runs['loops'], terminal)).toBe('failed');
-    expect(await env.waitForState(runs['guarded'], terminal)).toBe('succeeded');
+    expect(await env.waitForState(runs['plain'], TERMINAL_RUN_STATES)).toBe('succeeded');
+    expect(await env.waitForState(runs['loops'], TERMINAL_RUN_STATES)).toBe('failed');
+    expect(await env.waitForState(runs['guarded'], TERMINAL_RUN_STATES)).toBe('succeeded');
     const done = await projected(runs['guarded'], ['succeeded']);
     const events = await env.events(runs['guarded']);
     const turns = events.filter((event) => event.type === 'run.model_turn');

@@ -2,11 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '@packetagent/testing';
+import { isRunState, isTerminal, RUN_TERMINAL_EVENT_TYPES, runStreamId } from '@packetagent/contracts';
 import { bearer } from './testing/app.testkit';
 import { sharedInfrastructure, startAppProcess, type AppProcess, type SharedInfrastructure } from './testing/app-process.testkit';
 import { RecordingServer } from './testing/execution.testkit';
-
-const TERMINAL = ['succeeded', 'failed', 'cancelled', 'abandoned', 'rejected', 'expired', 'revoked', 'budget_exhausted', 'timed_out'];
 
 /**
  * Supervisors as separate processes on one Postgres, NATS and Redis, SIGKILLed at each point
@@ -62,11 +61,11 @@ triggers:
   const waitTerminal = (app: AppProcess, runId: string, timeoutMs = 30_000) =>
     eventually(async () => {
       const state = await stateOf(app, runId);
-      return TERMINAL.includes(state) && state;
+      return isRunState(state) && isTerminal(state) && state;
     }, { timeoutMs, what: `run ${runId} to end` });
 
   const events = async (runId: string) =>
-    (await infra.db.pool.query<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE stream_id = $1 ORDER BY stream_version', [`run-${runId}`])).rows;
+    (await infra.db.pool.query<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE stream_id = $1 ORDER BY stream_version', [runStreamId(runId)])).rows;
 
   beforeAll(async () => {
     infra = await sharedInfrastructure();
@@ -198,20 +197,20 @@ triggers:
     const runIds: string[] = [];
     for (let i = 0; i < 200; i++) runIds.push(await startRun(i % 2 ? a : b, deploymentId));
     await eventually(async () => {
-      const { rows } = await infra.db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'run.succeeded' AND stream_id = ANY($1)`, [runIds.map((id) => `run-${id}`)]);
+      const { rows } = await infra.db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'run.succeeded' AND stream_id = ANY($1)`, [runIds.map(runStreamId)]);
       return Number(rows[0]!.n) >= 100;
     }, { timeoutMs: 60_000, what: 'half of the runs to finish' });
     await a.kill();
     await eventually(async () => {
       const { rows } = await infra.db.pool.query<{ n: string }>(
         `SELECT count(DISTINCT stream_id) AS n FROM events WHERE stream_id = ANY($1) AND type = ANY($2)`,
-        [runIds.map((id) => `run-${id}`), TERMINAL.map((state) => `run.${state}`)],
+        [runIds.map(runStreamId), RUN_TERMINAL_EVENT_TYPES],
       );
       return Number(rows[0]!.n) === 200;
     }, { timeoutMs: 90_000, what: 'every run to end' });
     const { rows } = await infra.db.pool.query<{ stream_id: string; n: string; types: string[] }>(
       `SELECT stream_id, count(*) AS n, array_agg(type) AS types FROM events WHERE stream_id = ANY($1) AND type = ANY($2) GROUP BY stream_id`,
-      [runIds.map((id) => `run-${id}`), TERMINAL.map((state) => `run.${state}`)],
+      [runIds.map(runStreamId), RUN_TERMINAL_EVENT_TYPES],
     );
     expect(rows).toHaveLength(200);
     expect(rows.filter((row) => Number(row.n) !== 1)).toEqual([]);

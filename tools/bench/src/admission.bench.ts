@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Logger, makeWorkerUtils, run, type Runner, type WorkerUtils } from 'graphile-worker';
 import { Pool } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@packetagent/testing';
+import { runStreamId } from '@packetagent/contracts';
 import { closedLoop, cpuFrom, expectStatus, relayIdle, request, ROOT, startApp, type CpuUse } from './app-process';
 import { now, paced, summarise, until, type Summary } from './stats';
 
@@ -83,7 +84,7 @@ class Activations {
 }
 
 async function admittedEventExists(db: TestDatabase, runId: string): Promise<boolean> {
-  const { rowCount } = await db.pool.query(`SELECT 1 FROM events WHERE stream_id = $1 AND type = 'run.admitted'`, [`run-${runId}`]);
+  const { rowCount } = await db.pool.query(`SELECT 1 FROM events WHERE stream_id = $1 AND type = 'run.admitted'`, [runStreamId(runId)]);
   return rowCount === 1;
 }
 
@@ -295,7 +296,7 @@ export async function benchAdmission(options: AdmissionOptions): Promise<Admissi
       const { rows } = await app.db.pool.query<{ ours: number; all: number }>(
         `SELECT count(*) FILTER (WHERE stream_id = ANY($1))::int AS ours, count(*)::int AS all
            FROM events WHERE type = 'run.admitted' AND data->'activation'->>'source' = 'manual'`,
-        [ours.runIds.map((id) => `run-${id}`)],
+        [ours.runIds.map(runStreamId)],
       );
       const created = new Set(ours.runIds).size;
       if (created !== ours.runIds.length) throw new Error('two activations answered with the same run');

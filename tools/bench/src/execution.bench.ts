@@ -5,7 +5,7 @@ import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { Logger, makeWorkerUtils, run, type Runner } from 'graphile-worker';
 import { Pool } from 'pg';
 import { topology } from '@packetagent/bus';
-import { RUN_TERMINAL_EVENT_TYPES } from '@packetagent/contracts';
+import { RUN_TERMINAL_EVENT_TYPES, runIdFromStream, runStreamId } from '@packetagent/contracts';
 import { createTestDatabase, eventually, type TestDatabase } from '@packetagent/testing';
 import { closedLoop, expectStatus, firstRunSetup, relayIdle, request, spawnApp, startInfrastructure, type AppProcess } from './app-process';
 import { combineCpu, cpuWithServersFrom, type CpuWithServers } from './server-cpu';
@@ -238,9 +238,8 @@ class RunEnds {
           } catch {
             return;
           }
-          if (typeof stream !== 'string' || !stream.startsWith('run-')) return;
-          const runId = stream.slice('run-'.length);
-          if (this.ended.has(runId)) return;
+          const runId = typeof stream === 'string' ? runIdFromStream(stream) : null;
+          if (runId === null || this.ended.has(runId)) return;
           this.ended.set(runId, type);
           this.waiters.get(runId)?.(type);
           this.waiters.delete(runId);
@@ -354,7 +353,7 @@ async function analyseSteps(db: TestDatabase, pricing: Pricing, runIds: string[]
     `SELECT stream_id, stream_version::int AS version, type, extract(epoch FROM occurred_at)::float8 * 1000 AS at,
             data->>'phase' AS phase, (data->>'iteration')::int AS iteration, (data->>'durationMs')::float8 AS duration_ms, xmin::text AS tx
        FROM events WHERE stream_id = ANY($1) ORDER BY stream_id, stream_version`,
-    [runIds.map((id) => `run-${id}`)],
+    [runIds.map(runStreamId)],
   );
   const { rows: budgetRows } = await db.pool.query<BudgetEventRow>(
     `SELECT data->>'runId' AS run_id, stream_id, type, extract(epoch FROM occurred_at)::float8 * 1000 AS at, data->>'idempotencyKey' AS key, xmin::text AS tx
@@ -377,7 +376,7 @@ async function analyseSteps(db: TestDatabase, pricing: Pricing, runIds: string[]
   const tx = { runStream: 0, withCheckpoint: 0, budget: 0 };
 
   for (const runId of runIds) {
-    const events = runRows.filter((row) => row.stream_id === `run-${runId}`);
+    const events = runRows.filter((row) => row.stream_id === runStreamId(runId));
     const ckpts = events.filter((row) => row.type === 'run.checkpoint');
     // Each update_criteria step checkpoints twice (plan, act); the finish turn once (plan).
     if (ckpts.length !== 2 * stepsPerRun + 1 || events.at(-1)?.type !== 'run.succeeded') {
@@ -493,7 +492,7 @@ async function benchSteps(options: ExecutionOptions['steps']): Promise<StepResul
         `SELECT avg(bytes)::float8 AS bytes FROM (
            SELECT sum(pg_column_size(e.*)) AS bytes FROM events e WHERE stream_id = ANY($1)
             GROUP BY xmin::text HAVING bool_or(type = 'run.checkpoint')) commits`,
-        [warmups.map((id) => `run-${id}`)],
+        [warmups.map(runStreamId)],
       );
       const checkpointCommitBytes = Math.round(weight[0]!.bytes);
       const payload = JSON.stringify({ pad: 'x'.repeat(Math.max(0, checkpointCommitBytes - 40)) });
@@ -612,7 +611,7 @@ async function benchOursThroughput(options: ExecutionOptions['throughput']): Pro
       await settle(infra.db, apps);
       const writesPerRun = walInspect ? per(await walWrites(infra.db.pool, walFrom, await walFlushed(infra.db.pool)), options.runs) : null;
 
-      const streams = runIds.map((id) => `run-${id}`);
+      const streams = runIds.map(runStreamId);
       const { rows } = await infra.db.pool.query<{ stream_id: string; admitted: number; terminal: number; replicas: string[] }>(
         `SELECT stream_id,
                 extract(epoch FROM min(occurred_at) FILTER (WHERE type = 'run.admitted'))::float8 * 1000 AS admitted,
@@ -669,12 +668,13 @@ const NOOP_MARKS: Record<Pricing, { type: string; part: string }[]> = {
 
 /** The events of no-op runs in the order they are written, and the gaps between them. */
 async function noopBreakdown(db: TestDatabase, pricing: Pricing, runIds: string[]): Promise<Omit<NoopBreakdown, 'admissionMs'>> {
-  const { rows } = await db.pool.query<{ run_id: string; type: string; at: number }>(
-    `SELECT substr(stream_id, 5) AS run_id, type, extract(epoch FROM occurred_at)::float8 * 1000 AS at FROM events WHERE stream_id = ANY($1)
+  const { rows: found } = await db.pool.query<{ stream_id: string; run_id: string | null; type: string; at: number }>(
+    `SELECT stream_id, NULL AS run_id, type, extract(epoch FROM occurred_at)::float8 * 1000 AS at FROM events WHERE stream_id = ANY($1)
      UNION ALL
-     SELECT data->>'runId', type, extract(epoch FROM occurred_at)::float8 * 1000 FROM events WHERE type IN ('budget.reserved', 'budget.settled') AND data->>'runId' = ANY($2)`,
-    [runIds.map((id) => `run-${id}`), runIds],
+     SELECT stream_id, data->>'runId', type, extract(epoch FROM occurred_at)::float8 * 1000 FROM events WHERE type IN ('budget.reserved', 'budget.settled') AND data->>'runId' = ANY($2)`,
+    [runIds.map(runStreamId), runIds],
   );
+  const rows = found.map((row) => ({ ...row, run_id: row.run_id ?? runIdFromStream(row.stream_id) }));
   const marks = [...NOOP_MARKS[pricing].map((mark) => mark.type), 'run.succeeded'];
   const gaps = NOOP_MARKS[pricing].map(() => [] as number[]);
   const totals: number[] = [];
@@ -883,7 +883,7 @@ async function runTimes(db: TestDatabase, runId: string): Promise<{ claims: { re
   const { rows } = await db.pool.query<{ type: string; at: number; replica: string | null }>(
     `SELECT type, extract(epoch FROM occurred_at)::float8 * 1000 AS at, data->>'replica' AS replica
        FROM events WHERE stream_id = $1 AND (type = 'run.claimed' OR type = ANY($2)) ORDER BY stream_version`,
-    [`run-${runId}`, TERMINAL_TYPES],
+    [runStreamId(runId), TERMINAL_TYPES],
   );
   const terminal = rows.find((row) => TERMINAL_TYPES.includes(row.type));
   if (!terminal) return null;

@@ -8,7 +8,7 @@ import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { chromium, type Browser } from 'playwright-core';
 import { topology, type Topology } from '@packetagent/bus';
-import { EventRegistry, RUN_TERMINAL_EVENT_TYPES } from '@packetagent/contracts';
+import { EventRegistry, RUN_TERMINAL_EVENT_TYPES, runStreamId } from '@packetagent/contracts';
 import { PostgresEventStore } from '@packetagent/eventstore';
 import { projectionNamed, rebuildProjection, registerProjectorEvents, type RebuildResult } from '@packetagent/projections';
 import { cpuFrom, expectStatus, relayIdle, request, ROOT, spawnApp, startInfrastructure, type AppProcess, type CpuUse, type Infrastructure } from './app-process';
@@ -199,7 +199,7 @@ async function produceHistory(infra: Infrastructure, owner: Owner, deploymentId:
       });
       expectStatus(answer, 201, 'starting a run');
       if (answer.body.hold !== null) throw new Error(`run ${answer.body.runId} was held (${answer.body.hold})`);
-      started.push(`run-${answer.body.runId}`);
+      started.push(runStreamId(answer.body.runId));
     }
     const deadline = Date.now() + 180_000;
     for (;;) {

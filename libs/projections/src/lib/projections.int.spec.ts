@@ -1,4 +1,4 @@
-import { EventRegistry, type DecodedEvent } from '@packetagent/contracts';
+import { EventRegistry, runStreamId, type DecodedEvent } from '@packetagent/contracts';
 import { PostgresEventStore } from '@packetagent/eventstore';
 import { createTestDatabase, type TestDatabase } from '@packetagent/testing';
 import { PROJECTOR_SCHEMA, ProjectionWriter } from './applier';
@@ -30,9 +30,9 @@ describe(ProjectionWriter.name, () => {
   /** Appends a run's history and answers its events decoded, as the relay would deliver them. */
   async function appendRun(runId: string, workspaceId = 'ws1'): Promise<DecodedEvent[]> {
     const history = runHistory(runId);
-    await store.append(`run-${runId}`, 'no_stream', history.map((event) => ({ ...event, actor })), { workspaceId });
+    await store.append(runStreamId(runId), 'no_stream', history.map((event) => ({ ...event, actor })), { workspaceId });
     const all = await store.readAll({ workspaceId });
-    return all.filter((event) => event.stream === `run-${runId}`).map((event) => registry.decode(event));
+    return all.filter((event) => event.stream === runStreamId(runId)).map((event) => registry.decode(event));
   }
 
   const runRow = async (runId: string) => (await db.pool.query(`SELECT state, phase, iteration, tool_calls, cost_usd FROM projector.runs WHERE run_id = $1`, [runId])).rows[0];

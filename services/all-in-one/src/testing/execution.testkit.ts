@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, freePort } from '@packetagent/testing';
+import { runStreamId } from '@packetagent/contracts';
 import { bearer, startTestApp, type TestApp } from './app.testkit';
 
 export const EXAMPLES = join(__dirname, '../../../../examples');
@@ -72,7 +73,7 @@ export interface ExecutionApp {
   deploy(yaml: string): Promise<string>;
   startRun(deploymentId: string, input?: unknown): Promise<string>;
   runState(runId: string): Promise<string>;
-  waitForState(runId: string, states: string[], timeoutMs?: number): Promise<string>;
+  waitForState(runId: string, states: readonly string[], timeoutMs?: number): Promise<string>;
   events(runId: string): Promise<Array<{ type: string; data: Record<string, unknown>; version: number }>>;
   close(): Promise<void>;
 }
@@ -137,7 +138,7 @@ export async function startExecutionApp(options: { allowPrivate?: string[]; env?
     async events(runId) {
       const { rows } = await sut.db.pool.query<{ type: string; data: Record<string, unknown>; stream_version: string }>(
         'SELECT type, data, stream_version FROM events WHERE stream_id = $1 ORDER BY stream_version',
-        [`run-${runId}`],
+        [runStreamId(runId)],
       );
       return rows.map((row) => ({ type: row.type, data: row.data, version: Number(row.stream_version) }));
     },

@@ -5,6 +5,7 @@ import {
   EventRegistry,
   registerBudgetEvents,
   registerIntakeEvents,
+  runStreamId,
   type IntakeEventData,
 } from '@packetagent/contracts';
 import { EventStoreModule, PG_POOL, type PostgresEventStore } from '@packetagent/eventstore';
@@ -68,7 +69,7 @@ export async function deployWithRuns(
         receivedAt: new Date().toISOString(), input: null, inputRef: null, details: {},
       },
     };
-    await store.append(`run-${runId}`, 'no_stream', [{ type: 'run.admitted', data: admitted, actor }], { workspaceId: input.workspaceId });
+    await store.append(runStreamId(runId), 'no_stream', [{ type: 'run.admitted', data: admitted, actor }], { workspaceId: input.workspaceId });
   }
 }
 

@@ -1,4 +1,4 @@
-import { IntakeCommands } from '@packetagent/contracts';
+import { IntakeCommands, runStreamId } from '@packetagent/contracts';
 import { RemoteCommandError } from '@packetagent/bus';
 import { definition, startIntake, type IntakeHarness } from '../testing/intake.testkit';
 
@@ -41,7 +41,7 @@ describe('run admission', () => {
     const sut = await activate(deploymentId, 'k1');
 
     expect(sut).toMatchObject({ deploymentId, state: 'queued', hold: null, duplicate: false });
-    const events = await h.store.readStream(`run-${sut.runId}`);
+    const events = await h.store.readStream(runStreamId(sut.runId));
     expect(events.map((e) => e.type)).toEqual(['run.admitted']);
     const data = events[0]!.data as { version: number; digest: string; activation: { dedupeKey: string; input: unknown } };
     const deployment = await h.bus.request(IntakeCommands.getDeployment, { workspaceId: h.workspaceId, deploymentId });
@@ -71,8 +71,8 @@ describe('run admission', () => {
     expect(stopped.state).toBe('cancelled');
     const [runC, runD] = await Promise.all([c, d].map((r) => h.bus.request(IntakeCommands.getRun, { workspaceId: h.workspaceId, runId: r.runId })));
     expect([runC!.hold, runD!.hold]).toEqual([null, 'concurrency_limit']);
-    expect((await h.store.readStream(`run-${c.runId}`)).map((e) => e.type)).toEqual(['run.deferred', 'run.admitted']);
-    expect((await h.store.readStream(`run-${a.runId}`)).map((e) => e.type)).toEqual(['run.admitted', 'run.cancelled']);
+    expect((await h.store.readStream(runStreamId(c.runId))).map((e) => e.type)).toEqual(['run.deferred', 'run.admitted']);
+    expect((await h.store.readStream(runStreamId(a.runId))).map((e) => e.type)).toEqual(['run.admitted', 'run.cancelled']);
     const deployment = await h.bus.request(IntakeCommands.getDeployment, { workspaceId: h.workspaceId, deploymentId });
     expect([deployment.activeRuns, deployment.heldRuns]).toEqual([2, 1]);
   });
@@ -113,7 +113,7 @@ describe('run admission', () => {
   it('stores a large input by reference and refuses one over the limit, writing nothing', async () => {
     const big = { blob: 'x'.repeat(20_000) };
     const byRef = await activate(deploymentId, 'big', big);
-    const [admitted] = await h.store.readStream(`run-${byRef.runId}`);
+    const [admitted] = await h.store.readStream(runStreamId(byRef.runId));
     const activation = (admitted!.data as { activation: { input: unknown; inputRef: { bytes: number } } }).activation;
     expect(activation.input).toBeNull();
     expect(activation.inputRef.bytes).toBeGreaterThan(20_000);

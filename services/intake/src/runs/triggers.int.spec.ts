@@ -1,5 +1,5 @@
 import { jetstream } from '@nats-io/jetstream';
-import { IntakeCommands, type DeploymentView } from '@packetagent/contracts';
+import { IntakeCommands, runStreamId, type DeploymentView } from '@packetagent/contracts';
 import { topology } from '@packetagent/bus';
 import { eventually } from '@packetagent/testing';
 import { alertmanagerSample } from '../alerts/alertmanager-sample.testkit';
@@ -83,7 +83,7 @@ describe('trigger activations', () => {
       await expect(deliver({ timestamp, signature })).rejects.toMatchObject({ code: 'webhook_replayed' });
       const runs = await runsOf(deployment);
       expect(runs.map((r) => [r.id, r.source, r.triggerId])).toEqual([[sut.runId, 'webhook', triggerId]]);
-      const [admitted] = await h.store.readStream(`run-${sut.runId}`);
+      const [admitted] = await h.store.readStream(runStreamId(sut.runId));
       expect((admitted!.data as { activation: { input: unknown } }).activation.input).toEqual({ release: '2026.11.3' });
     });
 
@@ -105,7 +105,7 @@ describe('trigger activations', () => {
       expect(rolled.webhooks).toEqual([]);
       expect(rolled.triggers.map((t) => t.triggerId)).toEqual([triggerId]);
       const result = await deliver({ body: Buffer.from(JSON.stringify({ release: '2026.11.4' })) });
-      const [admitted] = await h.store.readStream(`run-${result.runId}`);
+      const [admitted] = await h.store.readStream(runStreamId(result.runId));
       expect((admitted!.data as { version: number }).version).toBe(2);
     });
   });
@@ -164,7 +164,7 @@ describe('trigger activations', () => {
         return items.length === 2 && items;
       }, { what: 'two queue activations' });
       expect(runs.every((r) => r.source === 'queue')).toBe(true);
-      const inputs = await Promise.all(runs.map(async (r) => ((await h.store.readStream(`run-${r.id}`))[0]!.data as { activation: { input: unknown } }).activation.input));
+      const inputs = await Promise.all(runs.map(async (r) => ((await h.store.readStream(runStreamId(r.id)))[0]!.data as { activation: { input: unknown } }).activation.input));
       expect(inputs.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([{ order: 1 }, { order: 2 }]);
       expect(await runsOf(other)).toEqual([]);
     });

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { runControlStreamId, runStreamId } from '@packetagent/contracts';
 
 export const newId = (): string => uuidv7();
 
@@ -13,5 +14,6 @@ export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString(
 export const Streams = {
   worker: (id: string) => `worker-${id}`,
   deployment: (id: string) => `deployment-${id}`,
-  run: (id: string) => `run-${id}`,
+  run: runStreamId,
+  runControl: runControlStreamId,
 } as const;

@@ -10,6 +10,7 @@ import {
   registerIntakeEvents,
   registerPolicyEvents,
   registerSchedulerEvents,
+  runStreamId,
   SchedulerCommands,
   timerStream,
   type AuthorizeResult,
@@ -123,7 +124,7 @@ export async function admit(h: PolicyHarness, runId: string, deploymentId: strin
       input: null, inputRef: null, details: {},
     },
   };
-  await appendAndAwait(h, `run-${runId}`, { type: 'run.admitted', data, actor: INTAKE_ACTOR }, workspaceId, async () => {
+  await appendAndAwait(h, runStreamId(runId), { type: 'run.admitted', data, actor: INTAKE_ACTOR }, workspaceId, async () => {
     const known = await h.db.pool.query(`SELECT 1 FROM policy.runs WHERE run_id = $1`, [runId]);
     return (known.rowCount ?? 0) > 0;
   });

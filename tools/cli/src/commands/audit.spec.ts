@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildEvidenceBundle, computeEventDigest, newEventId, type EventEnvelope, type JsonValue } from '@packetagent/contracts';
+import { buildEvidenceBundle, computeEventDigest, newEventId, runStreamId, type EventEnvelope, type JsonValue } from '@packetagent/contracts';
 import { runCli, type CliIo } from '../cli';
 import { ExitCode } from '../errors';
 import { auditVerifyBundle } from './audit';
@@ -14,7 +14,7 @@ function runStream(count: number): EventEnvelope[] {
   let prevDigest: string | null = null;
   return Array.from({ length: count }, (_, index) => {
     const body = {
-      id: newEventId(), type: 'run.resumed', schemaVersion: 1, stream: `run-${RUN}`, streamVersion: index + 1, workspaceId: 'ws1',
+      id: newEventId(), type: 'run.resumed', schemaVersion: 1, stream: runStreamId(RUN), streamVersion: index + 1, workspaceId: 'ws1',
       occurredAt: '2026-01-01T00:00:00.000Z', causationId: null, correlationId: null, traceparent: null,
       actor: { kind: 'system' as const, id: 'test' }, data: { reason: `step ${index}` } as JsonValue, prevDigest,
     };

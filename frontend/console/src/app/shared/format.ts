@@ -1,20 +1,18 @@
 /** Display helpers shared by every page; pure, so they are unit tested without a browser. */
 
-const TERMINAL_OK = new Set(['succeeded']);
-const ACTIVE = new Set(['queued', 'running', 'waiting']);
+import { isRunState, isSuccess, isTerminal } from './run-vocabulary';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'neutral';
 
-/** A run state's colour: active states warn, success is ok, anything else terminal is bad. */
+/** A run state's colour: success is ok, waiting warns, other active states are neutral, and any other state is bad. */
 export function runStateTone(state: string): Tone {
-  if (TERMINAL_OK.has(state)) return 'ok';
-  if (state === 'waiting') return 'warn';
-  if (ACTIVE.has(state)) return 'neutral';
-  return 'bad';
+  if (!isActiveRunState(state)) return isRunState(state) && isSuccess(state) ? 'ok' : 'bad';
+  return state === 'waiting' ? 'warn' : 'neutral';
 }
 
+/** A state the console does not know is not active: it may be one the API added since. */
 export function isActiveRunState(state: string): boolean {
-  return ACTIVE.has(state);
+  return isRunState(state) && !isTerminal(state);
 }
 
 export function formatUsd(amount: number | null | undefined): string {

@@ -1,3 +1,4 @@
+import { isTerminal, RUN_STATES } from './run-vocabulary';
 import { describeEvent, mergeEvents, toRunEvent, totalCost, type RunEvent } from './timeline';
 
 const event = (position: number, type: string, data: Record<string, unknown> = {}): RunEvent => ({
@@ -43,6 +44,19 @@ describe(describeEvent.name, () => {
     expect(describeEvent(event(5, 'run.budget_exhausted', { detail: 'over' }))).toMatchObject({ kind: 'outcome', tone: 'bad', title: 'Budget exhausted' });
     expect(describeEvent(event(6, 'run.checkpoint', { seq: 2, phase: 'act', iteration: 1, toolCalls: 1, costUsd: 0.1, digest: 'abcdef0123456789' })).title).toBe('Checkpoint 2 (act)');
     expect(describeEvent(event(7, 'effect.failed', { error: { code: 'timeout', message: 'slow' } }))).toMatchObject({ kind: 'effect', tone: 'bad', title: 'Effect failed (timeout)' });
+  });
+
+  it('reads the event of every terminal state as an outcome, good only for run.succeeded', () => {
+    const sut = RUN_STATES.filter(isTerminal).map((state) => describeEvent(event(8, `run.${state}`)));
+
+    expect(sut.map((entry) => [entry.type, entry.kind, entry.tone])).toEqual(
+      RUN_STATES.filter(isTerminal).map((state) => [`run.${state}`, 'outcome', state === 'succeeded' ? 'ok' : 'bad']),
+    );
+    expect(sut).toHaveLength(9);
+  });
+
+  it('reads an operator request as a state change, not as an outcome', () => {
+    expect(describeEvent(event(9, 'run.stop_requested', { reason: null }))).toMatchObject({ kind: 'state', tone: 'neutral', title: 'Stop requested' });
   });
 });
 

@@ -1,4 +1,5 @@
 import { formatUsd } from './format';
+import { isSuccess, isTerminal, runStateAfter } from './run-vocabulary';
 
 /** One event of a run as GET /runs/{id}/events and the SSE stream carry it. */
 export interface RunEvent {
@@ -23,8 +24,6 @@ export interface TimelineEntry {
   tone: 'ok' | 'warn' | 'bad' | 'neutral';
   costUsd: number | null;
 }
-
-const OUTCOMES = new Set(['run.succeeded', 'run.failed', 'run.cancelled', 'run.abandoned', 'run.rejected', 'run.expired', 'run.revoked', 'run.budget_exhausted', 'run.timed_out']);
 
 function str(value: unknown): string {
   return typeof value === 'string' ? value : value === null || value === undefined ? '' : JSON.stringify(value);
@@ -122,12 +121,14 @@ export function describeEvent(event: RunEvent): TimelineEntry {
       return { ...base, kind: 'state', tone: 'neutral', title: 'Resumed', detail: str(d['reason']) };
     case 'run.started':
       return { ...base, kind: 'state', tone: 'neutral', title: 'Started', detail: d['deadline'] ? `deadline ${str(d['deadline'])}` : '' };
-    default:
-      if (OUTCOMES.has(event.type)) {
+    default: {
+      const ended = runStateAfter(event.type);
+      if (ended !== null && isTerminal(ended)) {
         const detail = str(d['summary']) || str(d['detail']) || str(d['reason']);
-        return { ...base, kind: 'outcome', tone: event.type === 'run.succeeded' ? 'ok' : 'bad', title: humanize(event.type), detail };
+        return { ...base, kind: 'outcome', tone: isSuccess(ended) ? 'ok' : 'bad', title: humanize(event.type), detail };
       }
       return { ...base, kind: event.type.startsWith('run.') ? 'state' : 'other', tone: 'neutral', title: humanize(event.type), detail: '' };
+    }
   }
 }
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-
-export const CHAIN_BREAK_REASONS = ['digest_mismatch', 'prev_digest_mismatch', 'version_gap'] as const;
+import { CHAIN_BREAK_REASONS } from '../event-chain';
 
 /** One place where a stream's hash chain does not hold, as `GET /audit/verify` reports it. */
 export const ChainBreakSchema = z.object({

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Identifiers, type EventEnvelope } from '../envelope';
 import { canonicalJson, sha256Hex, type JsonObject } from '../json';
 import { EffectCompletedV1, EffectFailedV1, EffectPreparedV1, RunCheckpointV1 } from '../execution/run.events.v1';
+import { runStreamId } from '../execution/run-vocabulary';
 import { PolicyDecidedV1 } from '../policy/policy.events.v1';
 
 export const EVIDENCE_BUNDLE_FORMAT = 'packetagent.evidence.v1';
@@ -186,7 +187,7 @@ export function buildEvidenceBundle(source: EvidenceSource): EvidenceBundle {
   const attention = source.attention.filter((events) => events.length > 0).map((events) => streamOf('attention', events));
   attention.sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
   const streams = [
-    { stream: `run-${source.runId}`, role: 'run' as const, events: [...source.run] },
+    { stream: runStreamId(source.runId), role: 'run' as const, events: [...source.run] },
     ...(source.policy.length ? [streamOf('policy', source.policy)] : []),
     ...attention,
   ];

@@ -1,4 +1,5 @@
 import { computeEventDigest, newEventId, type EventEnvelope } from '../envelope';
+import { runStreamId } from '../execution/run-vocabulary';
 import { sha256Hex, type JsonObject, type JsonValue } from '../json';
 import { buildEvidenceBundle, checkpointChainDigest, evidenceBundleDigest, type EvidenceBundle } from './evidence-bundle.v1';
 import { verifyEvidenceBundle } from './verify-evidence-bundle';
@@ -40,7 +41,7 @@ function checkpoint(seq: number, previousDigest: string | null): { type: string;
 function sampleBundle(): EvidenceBundle {
   const first = checkpoint(1, null);
   const second = checkpoint(2, (first.data as { digest: string }).digest);
-  const run = chain(`run-${RUN}`, [
+  const run = chain(runStreamId(RUN), [
     { type: 'run.admitted', data: { deploymentId: 'dep-1' } },
     first,
     { type: 'effect.prepared', data: { effectId: 'eff-1', callId: 'call-1', tool: 'http_fetch', verb: 'GET', resource: 'https://ci.example.com/x', idempotencyKey: 'k1', requestDigest: hex('req'), idempotentByKey: false, attempt: 1 } },

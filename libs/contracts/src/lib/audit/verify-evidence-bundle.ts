@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { computeEventDigest } from '../envelope';
+import { linkFindings, linkOf, STREAM_START, type ChainLink } from '../event-chain';
+import { runStreamId } from '../execution/run-vocabulary';
 import { canonicalJson, isJsonObject, type JsonObject, type JsonValue } from '../json';
 import {
   checkpointChainDigest,
@@ -108,28 +109,24 @@ function checkStreamSet(bundle: EvidenceBundle, report: Sink): void {
   for (const { stream, role } of bundle.streams) {
     if (seen.has(stream)) report({ stream }, 'malformed', 'the stream appears twice');
     seen.add(stream);
-    const expected = role === 'run' ? `run-${bundle.runId}` : role === 'policy' ? `policy-${bundle.runId}` : null;
+    const expected = role === 'run' ? runStreamId(bundle.runId) : role === 'policy' ? `policy-${bundle.runId}` : null;
     if (expected !== null && stream !== expected) report({ stream }, 'wrong_stream', `the ${role} stream of run ${bundle.runId} is ${expected}`);
     if (role === 'attention' && !stream.startsWith('attention-')) report({ stream }, 'wrong_stream', 'an attention stream is named attention-<id>');
   }
 }
 
 function checkChain(bundle: EvidenceBundle, stream: EvidenceStream, report: Sink): void {
-  let previous: { version: number; digest: string; position: number } | null = null;
+  let previous: ChainLink = STREAM_START;
+  let position: number | null = null;
   for (const event of stream.events) {
     const at = { stream: stream.stream, streamVersion: event.streamVersion, globalPosition: event.globalPosition };
     if (event.stream !== stream.stream) report(at, 'wrong_stream', `the event belongs to ${event.stream}`);
     if (event.workspaceId !== bundle.workspaceId) report(at, 'wrong_workspace', `the event belongs to workspace ${event.workspaceId}`);
-    const expectedVersion: number = (previous?.version ?? 0) + 1;
-    if (event.streamVersion !== expectedVersion) report(at, 'version_gap', `expected version ${expectedVersion}`);
-    const expectedPrev: string | null = previous?.digest ?? null;
-    if (event.prevDigest !== expectedPrev) {
-      report(at, 'prev_digest_mismatch', `links to ${event.prevDigest ?? 'nothing'}, previous is ${expectedPrev ?? 'nothing'}`);
-    }
-    if (previous && event.globalPosition <= previous.position) report(at, 'position_order', `position ${event.globalPosition} follows ${previous.position}`);
-    if (computeEventDigest(event) !== event.digest) report(at, 'digest_mismatch', 'content does not match its digest');
+    for (const finding of linkFindings(previous, event)) report(at, finding.reason, finding.detail);
+    if (position !== null && event.globalPosition <= position) report(at, 'position_order', `position ${event.globalPosition} follows ${position}`);
     if (!belongsToRun(bundle.runId, stream.role, event)) report(at, 'foreign_event', `the event is not about run ${bundle.runId}`);
-    previous = { version: event.streamVersion, digest: event.digest, position: event.globalPosition };
+    previous = linkOf(event);
+    position = event.globalPosition;
   }
 }
 

@@ -1,1 +1,2 @@
 export * from './run.events.v1';
+export * from './run-vocabulary';

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { RunState } from '../control-plane/run-state';
 import type { EventRegistry } from '../registry';
 
 /**
@@ -198,25 +197,4 @@ export const RUN_WALL_TIME_PURPOSE = 'run_wall_time';
 
 export function registerRunExecutionEvents(registry: EventRegistry): EventRegistry {
   return registry.registerFirstVersions(RunExecutionEvents);
-}
-
-const STATE_AFTER: Readonly<Record<string, RunState>> = {
-  'run.started': 'running',
-  'run.claimed': 'running',
-  'run.resumed': 'running',
-  'run.waiting': 'waiting',
-  'run.succeeded': 'succeeded',
-  'run.failed': 'failed',
-  'run.cancelled': 'cancelled',
-  'run.abandoned': 'abandoned',
-  'run.rejected': 'rejected',
-  'run.expired': 'expired',
-  'run.revoked': 'revoked',
-  'run.budget_exhausted': 'budget_exhausted',
-  'run.timed_out': 'timed_out',
-};
-
-/** The state a run is in after an event of this type, or null when the type does not move it. */
-export function runStateAfter(eventType: string): RunState | null {
-  return STATE_AFTER[eventType] ?? null;
 }

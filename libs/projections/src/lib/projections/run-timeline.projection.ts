@@ -1,5 +1,5 @@
-import type { DecodedEvent, IntakeEventData, JsonValue, RunExecutionEventData } from '@packetagent/contracts';
-import { insertOnce, streamCategoryOf, streamId, type Projection, type RowChange } from '../projection';
+import { runIdFromStream, type DecodedEvent, type IntakeEventData, type JsonValue, type RunExecutionEventData } from '@packetagent/contracts';
+import { insertOnce, type Projection, type RowChange } from '../projection';
 import type { TableSpec } from '../table';
 
 export const RUN_TIMELINE_TABLE: TableSpec = {
@@ -122,12 +122,13 @@ export const runTimelineProjection: Projection = {
   name: 'run_timeline',
   tables: [RUN_TIMELINE_TABLE],
   changes(event: DecodedEvent): RowChange[] {
-    if (streamCategoryOf(event.stream) !== 'run') return [];
+    const runId = runIdFromStream(event.stream);
+    if (runId === null) return [];
     return [
       insertOnce('run_timeline', { global_position: event.globalPosition }, {
         global_position: event.globalPosition,
         workspace_id: event.workspaceId,
-        run_id: streamId(event.stream),
+        run_id: runId,
         stream_version: event.streamVersion,
         type: event.type,
         occurred_at: event.occurredAt,

@@ -1,5 +1,5 @@
-import { isTerminal, runStateAfter, type DecodedEvent, type IntakeEventData, type RunExecutionEventData } from '@packetagent/contracts';
-import { streamCategoryOf, streamId, type Projection, type RowChange } from '../projection';
+import { isTerminal, runIdFromStream, runStateAfter, type DecodedEvent, type IntakeEventData, type RunExecutionEventData } from '@packetagent/contracts';
+import type { Projection, RowChange } from '../projection';
 import type { Row, TableSpec } from '../table';
 
 export const RUNS_TABLE: TableSpec = {
@@ -203,7 +203,8 @@ export const runsProjection: Projection = {
   name: 'runs',
   tables: [RUNS_TABLE],
   changes(event: DecodedEvent): RowChange[] {
-    if (streamCategoryOf(event.stream) !== 'run') return [];
-    return [{ table: 'runs', key: { run_id: streamId(event.stream) }, evolve: (current) => evolveRun(current, event) }];
+    const runId = runIdFromStream(event.stream);
+    if (runId === null) return [];
+    return [{ table: 'runs', key: { run_id: runId }, evolve: (current) => evolveRun(current, event) }];
   },
 };

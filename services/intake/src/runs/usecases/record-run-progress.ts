@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { isTerminal, RUN_STATES, runStateAfter, type DecodedEvent } from '@packetagent/contracts';
+import { isTerminal, runIdFromStream, runStateAfter, TERMINAL_RUN_STATES, type DecodedEvent } from '@packetagent/contracts';
 import { PostgresEventStore } from '@packetagent/eventstore';
 import { releasableRuns } from '../admission.decider';
 import { RunAdmission } from '../run-admission';
 import { lockDeployment, type DeploymentRow } from '../../deployments/deployment.rows';
 import type { RunRow } from '../run.rows';
 
-const TERMINAL_STATES = RUN_STATES.filter(isTerminal);
 const INTAKE = { kind: 'service', id: 'intake' } as const;
 
 /**
@@ -23,8 +22,8 @@ export class RecordRunProgressUseCase {
 
   async execute(event: DecodedEvent): Promise<void> {
     const state = runStateAfter(event.type);
-    if (!state || !event.stream.startsWith('run-')) return;
-    const runId = event.stream.slice('run-'.length);
+    const runId = runIdFromStream(event.stream);
+    if (!state || runId === null) return;
     await this.store.transaction(async (client) => {
       const found = await client.query<{ deployment_id: string; state: RunRow['state'] }>(
         'SELECT deployment_id, state FROM intake.runs WHERE id = $1 AND workspace_id = $2',
@@ -36,7 +35,7 @@ export class RecordRunProgressUseCase {
       const deployment = (await client.query<DeploymentRow>(lockDeployment, [current.deployment_id, event.workspaceId])).rows[0]!;
       const { rows } = await client.query<RunRow>(
         `UPDATE intake.runs SET state = $2, updated_at = now() WHERE id = $1 AND state <> ALL($3::text[]) RETURNING *`,
-        [runId, state, TERMINAL_STATES],
+        [runId, state, TERMINAL_RUN_STATES],
       );
       const run = rows[0];
       if (!run || !isTerminal(state) || run.hold !== null) return;

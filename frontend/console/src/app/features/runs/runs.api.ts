@@ -1,5 +1,3 @@
-export const RUN_STATES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'abandoned', 'rejected', 'expired', 'revoked', 'budget_exhausted', 'timed_out'] as const;
-
 /** GET /runs/{id}, served by intake. */
 export interface Run {
   id: string;

@@ -8,9 +8,10 @@ import { formatTime } from '../../shared/format';
 import { Loadable } from '../../shared/loadable';
 import type { Problem } from '../../shared/problem';
 import { ProblemViewComponent } from '../../shared/problem-view.component';
+import { RUN_STATES } from '../../shared/run-vocabulary';
 import { StateViewComponent } from '../../shared/state-view.component';
 import type { Page } from '../workers/workers.api';
-import { RUN_STATES, type Run } from './runs.api';
+import type { Run } from './runs.api';
 
 @Component({
   selector: 'pa-runs',
