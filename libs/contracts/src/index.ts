@@ -15,3 +15,7 @@ export * from './lib/budget';
 export * from './lib/execution';
 export * from './lib/audit';
 export * from './lib/projector';
+export * from './lib/payloads';
+// Intake's activation-input reference shares the name inside its own module; this is the one
+// event readers resolve.
+export { PayloadRefSchema } from './lib/payloads';

@@ -110,6 +110,11 @@ export class ApiClient {
     return this.request('PUT', path, schema, body);
   }
 
+  /** The body exactly as sent, for routes that answer content rather than a JSON document. */
+  async getBytes(path: string): Promise<Buffer> {
+    return (await this.exchange('GET', path)).bytes;
+  }
+
   /** For routes that answer 204 with no body. */
   async delete(path: string): Promise<void> {
     await this.exchange('DELETE', path);
@@ -147,7 +152,7 @@ export class ApiClient {
     path: string,
     body?: RequestBody,
     query: Record<string, string | undefined> = {},
-  ): Promise<{ url: URL; text: string }> {
+  ): Promise<{ url: URL; text: string; bytes: Buffer }> {
     const url = new URL(this.url(path));
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
     const headers: Record<string, string> = {
@@ -164,14 +169,15 @@ export class ApiClient {
     }
     const timeoutMs = this.options.timeoutMs ?? REQUEST_TIMEOUT_MS;
     let response: Response;
-    let text: string;
+    let bytes: Buffer;
     try {
       response = await fetch(url, { method, headers, body: payload, signal: AbortSignal.timeout(timeoutMs) });
-      text = await response.text();
+      bytes = Buffer.from(await response.arrayBuffer());
     } catch (error) {
       throw new ConnectionError(url.toString(), connectionReason(error, timeoutMs), { cause: error });
     }
+    const text = bytes.toString('utf8');
     if (!response.ok) throw apiError(response, text);
-    return { url, text };
+    return { url, text, bytes };
   }
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -316,7 +317,7 @@ describe(runCli.name, () => {
     it("prints every page of a run's events in order, one line each, with what each says", async () => {
       const event = (streamVersion: number, type: string, data: Record<string, unknown>) => ({ id: `e${streamVersion}`, position: 100 + streamVersion, streamVersion, type, occurredAt: `2026-11-30T00:00:0${streamVersion}.000Z`, actor: { kind: 'service', id: 'supervisor' }, data });
       api.answer({
-        [`GET ${WS}/runs/run_9/events?limit=500`]: () => ({
+        [`GET ${WS}/runs/run_9/events?limit=500&payloads=ref`]: () => ({
           status: 200,
           body: {
             items: [
@@ -326,7 +327,7 @@ describe(runCli.name, () => {
             nextCursor: 'c2',
           },
         }),
-        [`GET ${WS}/runs/run_9/events?after=c2&limit=500`]: () => ({ status: 200, body: { items: [event(3, 'run.succeeded', { summary: 'done', output: null })], nextCursor: null } }),
+        [`GET ${WS}/runs/run_9/events?after=c2&limit=500&payloads=ref`]: () => ({ status: 200, body: { items: [event(3, 'run.succeeded', { summary: 'done', output: null })], nextCursor: null } }),
       });
 
       const result = await sut(['run', 'logs', 'run_9']);
@@ -340,6 +341,80 @@ describe(runCli.name, () => {
         ].join('\n'),
       );
       expect(api.requests).toHaveLength(2);
+    });
+
+    it('shows a field stored by reference as its size and digest, without fetching it', async () => {
+      const ref = (size: number, digest: string) => ({ $payload: { digest, size, mediaType: 'application/json' } });
+      const output = ref(5 * 1024 * 1024 + 17, 'c'.repeat(64));
+      api.answer({
+        [`GET ${WS}/runs/run_9/events?limit=500&payloads=ref`]: () => ({
+          status: 200,
+          body: {
+            items: [
+              { id: 'e1', position: 101, streamVersion: 1, type: 'run.model_turn', occurredAt: '2026-11-30T00:00:01.000Z', data: { model: { provider: 'scripted', model: 'demo', scripted: true }, costUsd: 0, text: ref(600_802, 'a'.repeat(64)), toolCalls: [{ name: 'http_fetch', arguments: ref(70_000, 'b'.repeat(64)) }] } },
+              { id: 'e2', position: 102, streamVersion: 2, type: 'run.tool_result', occurredAt: '2026-11-30T00:00:02.000Z', data: { tool: 'http_fetch', ok: true, summary: '200 OK', output }, payloads: [{ path: 'output', digest: 'c'.repeat(64), size: output.$payload.size, mediaType: 'application/json', state: 'reference' }] },
+            ],
+            nextCursor: null,
+          },
+        }),
+      });
+
+      const result = await sut(['run', 'logs', 'run_9']);
+
+      expect(result.stdout).toBe(
+        [
+          `2026-11-30T00:00:01.000Z     1  run.model_turn  scripted/demo (scripted)  $0.000000  calls: http_fetch  [text: 586.7 KiB sha256:${'a'.repeat(64)}]  [toolCalls[0].arguments: 68.4 KiB sha256:${'b'.repeat(64)}]`,
+          `2026-11-30T00:00:02.000Z     2  run.tool_result  http_fetch ok: 200 OK  [output: 5.0 MiB sha256:${'c'.repeat(64)}]`,
+          '',
+        ].join('\n'),
+      );
+      expect(api.requests.map((request) => request.url)).toEqual([`${WS}/runs/run_9/events?limit=500&payloads=ref`]);
+    });
+  });
+
+  describe('payload get', () => {
+    const content = JSON.stringify({ body: 'x'.repeat(100), status: 200 });
+    const digest = createHash('sha256').update(content).digest('hex');
+
+    it('prints the value of a payload after checking it against its digest, and writes the exact bytes with --out', async () => {
+      api.answer({ [`GET ${WS}/payloads/${digest}`]: () => ({ status: 200, body: content }) });
+
+      const printed = await sut(['payload', 'get', digest]);
+      const written = await sut(['payload', 'get', digest, '--out', 'payload.json']);
+
+      expect(printed).toEqual({ code: 0, stdout: `${JSON.stringify(JSON.parse(content), null, 2)}\n`, stderr: '' });
+      expect(written.stdout).toBe(`wrote ${content.length} B to payload.json (sha256:${digest} verified)\n`);
+      expect(readFileSync(join(dir, 'payload.json'), 'utf8')).toBe(content);
+    });
+
+    it('prints a text payload as the text itself', async () => {
+      const text = JSON.stringify('line one\nline two');
+      const textDigest = createHash('sha256').update(text).digest('hex');
+      api.answer({ [`GET ${WS}/payloads/${textDigest}`]: () => ({ status: 200, body: text }) });
+
+      expect((await sut(['payload', 'get', textDigest])).stdout).toBe('line one\nline two\n');
+    });
+
+    it('exits 1 when the content answered does not match the digest asked for, and refuses a malformed digest before calling', async () => {
+      api.answer({ [`GET ${WS}/payloads/${digest}`]: () => ({ status: 200, body: `${content} ` }) });
+
+      const tampered = await sut(['payload', 'get', digest]);
+      const malformed = await sut(['payload', 'get', 'ABC']);
+
+      expect(tampered.code).toBe(ExitCode.failure);
+      expect(tampered.stderr).toBe(`error: the content answered for payload ${digest} digests to ${createHash('sha256').update(`${content} `).digest('hex')}\n`);
+      expect(tampered.stdout).toBe('');
+      expect(malformed).toMatchObject({ code: ExitCode.failure, stderr: 'error: "ABC" is not a payload digest: 64 lower-case hex digits\n' });
+      expect(api.requests).toHaveLength(1);
+    });
+
+    it("reports the API's 404 for a payload it does not hold", async () => {
+      api.answer({});
+
+      const result = await sut(['payload', 'get', 'd'.repeat(64)]);
+
+      expect(result.code).toBe(ExitCode.failure);
+      expect(result.stderr).toContain('Not Found');
     });
   });
 

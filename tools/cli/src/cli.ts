@@ -6,6 +6,7 @@ import { deleteCredential, listCredentials, setCredential } from './commands/cre
 import { controlRun, getRun, listRuns, runLogs, startRun } from './commands/run';
 import { applyWorker } from './commands/worker-apply';
 import { registerAuditCommands } from './commands/audit';
+import { getPayload } from './commands/payload';
 import { replayProjection, type ReplayOptions } from './commands/replay';
 import type { CommandContext } from './context';
 import { CliError, ExitCode, renderError, UsageError } from './errors';
@@ -93,7 +94,9 @@ function buildProgram(io: CliIo): Command {
     .action((runId: string, _options: unknown, command: Command) => getRun(contextFor(command, io), runId));
   run
     .command('logs')
-    .description("Print a run's events in order, one line each: model turns, decisions, effects, results, checkpoints.")
+    .description(
+      "Print a run's events in order, one line each: model turns, decisions, effects, results, checkpoints. A field stored by reference shows as [path: size sha256:DIGEST]; `payload get DIGEST` prints it.",
+    )
     .argument('<run>', 'run id')
     .action((runId: string, _options: unknown, command: Command) => runLogs(contextFor(command, io), runId));
   run
@@ -120,6 +123,15 @@ function buildProgram(io: CliIo): Command {
     .description('Resume a paused run.')
     .argument('<run>', 'run id')
     .action((runId: string, _options: unknown, command: Command) => controlRun(contextFor(command, io), 'resume', runId, {}));
+
+  program
+    .command('payload')
+    .description('Content stored by reference: large model text, transcripts, tool arguments and results.')
+    .command('get')
+    .description('Print the content of a payload reference (text as is, other values as JSON), checked against its digest; --out writes the exact bytes.')
+    .argument('<digest>', 'SHA-256 of the content, as `run logs` shows it')
+    .option('--out <file>', 'write the stored bytes (canonical JSON) to this file')
+    .action((digest: string, options: { out?: string }, command: Command) => getPayload(contextFor(command, io), digest, options));
 
   program
     .command('attention')

@@ -12,6 +12,8 @@ import { Pool } from 'pg';
 import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import type { EventRegistry } from '@packetagent/contracts';
 import { PostgresEventStore } from './event-store';
+import { PayloadStore } from './payloads/payload-store';
+import { PostgresPayloadStore } from './payloads/postgres-payload-store';
 import { OutboxRelay, type RelayOptions } from './relay/relay';
 
 export const PG_POOL = Symbol('PG_POOL');
@@ -21,6 +23,8 @@ export interface EventStoreModuleOptions {
   poolSize?: number;
   maxEventBytes?: number;
   registry?: EventRegistry;
+  /** Largest payload stored by reference, in bytes (default 32 MiB). */
+  maxPayloadBytes?: number;
   /** Run the outbox relay in this process (it contends for leadership with other replicas). */
   relay?: Omit<RelayOptions, 'connectionString'> | false;
 }
@@ -77,10 +81,15 @@ export class EventStoreModule {
           useFactory: (pool: Pool) => new PostgresEventStore(pool, { maxEventBytes: options.maxEventBytes, registry: options.registry }),
           inject: [PG_POOL],
         },
+        {
+          provide: PayloadStore,
+          useFactory: (pool: Pool) => new PostgresPayloadStore(pool, { maxBytes: options.maxPayloadBytes }),
+          inject: [PG_POOL],
+        },
         PoolCloser,
         ...relayProviders,
       ],
-      exports: [PG_POOL, PostgresEventStore, ...(options.relay ? [OutboxRelay] : [])],
+      exports: [PG_POOL, PostgresEventStore, PayloadStore, ...(options.relay ? [OutboxRelay] : [])],
     };
   }
 }

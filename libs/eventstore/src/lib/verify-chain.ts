@@ -1,7 +1,10 @@
 import type { Pool } from 'pg';
-import { ChainVerifier, type ChainReport } from '@packetagent/contracts';
+import { ChainVerifier } from '@packetagent/contracts';
 import { withSpan } from '@packetagent/telemetry';
 import { rowToEnvelope, type EventRow } from './rows';
+import type { PayloadStore } from './payloads/payload-store';
+import { PostgresPayloadStore } from './payloads/postgres-payload-store';
+import { verifyPayloadReferences, withPayloadBreaks, type StoreAuditReport } from './payloads/verify-payloads';
 
 export {
   assertChain,
@@ -13,8 +16,15 @@ export {
   type ChainReport,
 } from '@packetagent/contracts';
 
-/** Walks every stream's hash chain in the store (see `ChainVerifier`), reading in pages to bound memory. */
-export async function verifyDigestChains(pool: Pool, options: { workspaceId?: string; pageSize?: number } = {}): Promise<ChainReport> {
+/**
+ * Walks every stream's hash chain in the store (see `ChainVerifier`), reading in pages to bound
+ * memory, then checks that every payload reference names intact stored content (see
+ * `verifyPayloadReferences`; the Postgres payload store unless another is given).
+ */
+export async function verifyDigestChains(
+  pool: Pool,
+  options: { workspaceId?: string; pageSize?: number; payloads?: PayloadStore } = {},
+): Promise<StoreAuditReport> {
   return withSpan('eventstore.verify_chains', { attributes: { 'pa.workspace': options.workspaceId ?? '*' } }, async () => {
     const pageSize = options.pageSize ?? 2_000;
     const chain = new ChainVerifier();
@@ -31,6 +41,7 @@ export async function verifyDigestChains(pool: Pool, options: { workspaceId?: st
       const last = rows[rows.length - 1]!;
       after = { stream: last.stream_id, version: Number(last.stream_version) };
     }
-    return chain.report();
+    const payloads = await verifyPayloadReferences(pool, options.payloads ?? new PostgresPayloadStore(pool), { workspaceId: options.workspaceId });
+    return withPayloadBreaks(chain.report(), payloads);
   });
 }

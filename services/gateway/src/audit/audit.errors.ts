@@ -7,3 +7,11 @@ export class EvidenceTooLargeError extends DomainError {
     super(`the run's evidence holds ${events} events, more than the ${limit} one bundle carries`);
   }
 }
+
+/** A run whose referenced payloads add up to more than one bundle carries. */
+export class EvidencePayloadsTooLargeError extends DomainError {
+  readonly code = 'evidence_too_large';
+  constructor(bytes: number, limit: number) {
+    super(`the run's events reference ${bytes} bytes of payloads, more than the ${limit} one bundle carries`);
+  }
+}

@@ -77,6 +77,9 @@ export const PROBLEM_STATUS_BY_CODE: Readonly<Record<string, number>> = Object.f
   rate_limited: 429,
   internal_error: 500,
   credential_undecryptable: 500,
+  // Stored content that no longer hashes to its digest: the server's storage is at fault, and the detail names the digest.
+  payload_digest_mismatch: 500,
+  payload_size_mismatch: 500,
   unavailable: 503,
   master_key_unavailable: 503,
   grant_verification_unavailable: 503,

@@ -28,12 +28,16 @@ export class LiveController {
     @Inject(PG_POOL) private readonly pool: Pool,
   ) {}
 
-  /** The run's events in order; `nextCursor` is null once the page reached the last event stored. */
+  /**
+   * The run's events in order; `nextCursor` is null once the page reached the last event stored.
+   * Payload references are replaced by their verified content (`payloads=inline`, up to 8 MiB a
+   * page) or left as stored (`payloads=ref`); `payloads` on an item says what became of each.
+   */
   @Get('runs/:runId/events')
   @RequirePermission('inspect')
   @ZodResponse({ status: 200, type: RunEventsPageDto })
   page(@Principal() who: WorkspacePrincipal, @Param('runId') runId: string, @Query() query: RunEventsQueryDto) {
-    return this.pageRunEvents.execute({ workspaceId: who.workspaceId, runId, after: query.after, limit: query.limit });
+    return this.pageRunEvents.execute({ workspaceId: who.workspaceId, runId, after: query.after, limit: query.limit, payloads: query.payloads });
   }
 
   /** The run's events from the first (or after Last-Event-ID), then live. */

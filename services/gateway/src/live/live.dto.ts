@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { createZodDto } from 'nestjs-zod';
+import { EventPayloadSchema, PAYLOAD_MODES } from '../payloads/inline-payloads';
 
 export const RunEventsQuery = z.object({
   after: z.string().max(64).optional(),
   limit: z.coerce.number().int().min(1).max(1_000).default(100),
+  /** `inline`: references replaced by their verified content, up to 8 MiB of it per page; `ref`: references left as stored. */
+  payloads: z.enum(PAYLOAD_MODES).default('inline'),
 });
 export class RunEventsQueryDto extends createZodDto(RunEventsQuery) {}
 
@@ -16,6 +19,8 @@ export const RunEventItem = z.object({
   occurredAt: z.string(),
   actor: z.object({ kind: z.string(), id: z.string() }),
   data: z.json(),
+  /** Present when the event's data holds payload references: each one and what became of it. */
+  payloads: z.array(EventPayloadSchema).optional(),
 });
 export const RunEventsPage = z.object({
   items: z.array(RunEventItem),

@@ -61,7 +61,7 @@ export interface GatewayTestApp {
  * own bus prefix and Redis key prefix, as all-in-one composes it.
  */
 export async function startGatewayTestApp(
-  options: { gateway?: Partial<GatewayOptions>; controllers?: Type[]; bodyLimitBytes?: number } = {},
+  options: { gateway?: Partial<GatewayOptions>; controllers?: Type[]; modules?: DynamicModule[]; bodyLimitBytes?: number } = {},
 ): Promise<GatewayTestApp> {
   const db = await createTestDatabase();
   const bus: TestBus = await createTestBus();
@@ -83,6 +83,7 @@ export async function startGatewayTestApp(
             BusModule.forRoot({ natsUrl: testEnv.natsUrl, serviceName: 'gateway-test', topology: topology(bus.prefix), registry }),
             EventStoreModule.forRoot({ databaseUrl: db.url, registry, poolSize: 5 }),
             GatewayModule.forRoot(gatewayOptions),
+            ...(options.modules ?? []),
           ],
           controllers: options.controllers ?? [],
         };

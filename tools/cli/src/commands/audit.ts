@@ -40,7 +40,8 @@ class VerificationFailedError extends CliError {
 export async function auditVerify(context: CommandContext): Promise<void> {
   const { client } = context;
   const report = await client.get(client.workspacePath('audit', 'verify'), AuditReportSchema);
-  const summary = `${report.streamsChecked} streams, ${report.eventsChecked} events checked`;
+  const payloads = report.payloadsChecked ? `, ${report.payloadsChecked} payload references` : '';
+  const summary = `${report.streamsChecked} streams, ${report.eventsChecked} events${payloads} checked`;
   context.report(report.ok ? [`ok: ${summary}`] : [`${report.breaks.length} breaks in ${summary}:`, ...breakLines(report.breaks)], report);
   if (!report.ok) throw new VerificationFailedError('the event store', report.breaks.length);
 }
@@ -66,7 +67,8 @@ export async function auditVerifyBundle(output: OfflineOutput, file: string): Pr
     throw new UsageError(`${file} is not JSON`);
   }
   const result = verifyEvidenceBundle(value);
-  const summary = `run ${result.runId ?? '?'}: ${result.streamsChecked} streams, ${result.eventsChecked} events, ${result.checkpointsChecked} checkpoints checked`;
+  const payloads = result.payloadsChecked ? `, ${result.payloadsChecked} payload references` : '';
+  const summary = `run ${result.runId ?? '?'}: ${result.streamsChecked} streams, ${result.eventsChecked} events, ${result.checkpointsChecked} checkpoints${payloads} checked`;
   const lines = result.ok ? [`ok: ${summary}`, `bundle digest ${result.bundleDigest}`] : [`${result.breaks.length} breaks in ${summary}:`, ...breakLines(result.breaks)];
   output.stdout(output.json ? `${JSON.stringify(result, null, 2)}\n` : `${lines.join('\n')}\n`);
   if (!result.ok) throw new VerificationFailedError(file, result.breaks.length);
@@ -80,11 +82,13 @@ export function registerAuditCommands(
   const audit = program.command('audit').description('Tamper evidence: digest chains of the event store and evidence bundles.');
   audit
     .command('verify')
-    .description("Recompute every event digest and chain link of the workspace's streams; lists breaks by stream and position, exit 1 when any.")
+    .description(
+      "Recompute every event digest and chain link of the workspace's streams and check every payload reference against the stored content; lists breaks by stream and position, exit 1 when any.",
+    )
     .action((_options: unknown, command: Command) => auditVerify(deps.context(command)));
   audit
     .command('verify-bundle')
-    .description('Check an evidence bundle (GET /runs/{id}/evidence) offline: event digests, chain links, checkpoints, index, bundle digest; exit 1 on any break.')
+    .description('Check an evidence bundle (GET /runs/{id}/evidence) offline: event digests, chain links, checkpoints, index, payload contents, bundle digest; exit 1 on any break.')
     .argument('<file>', 'the bundle, as JSON')
     .action((file: string, _options: unknown, command: Command) =>
       auditVerifyBundle({ cwd: deps.cwd, json: Boolean(command.optsWithGlobals<{ json?: boolean }>().json), stdout: deps.stdout }, file),

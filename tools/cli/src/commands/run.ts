@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CommandContext } from '../context';
 import { loadDocument, parseDocument } from '../documents';
+import { payloadNotes } from './payload';
 
 const StartedSchema = z.looseObject({ runId: z.string().min(1) });
 const RunSchema = z.looseObject({ id: z.string().min(1), state: z.string() });
@@ -132,17 +133,21 @@ function eventGist(type: string, data: Record<string, unknown>): string {
   }
 }
 
-/** `packetagent run logs RUN`: the run's events in order, one line each, every page of them. */
+/**
+ * `packetagent run logs RUN`: the run's events in order, one line each, every page of them. A
+ * field stored by reference shows as its size and digest (the page is asked for references as
+ * stored, so a 5 MB tool result is never fetched to print one line).
+ */
 export async function runLogs(context: CommandContext, runId: string): Promise<void> {
   const { client } = context;
   const lines: string[] = [];
   const items: unknown[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const page = await client.get(client.workspacePath('runs', runId, 'events'), RunEventsPageSchema, { after: cursor, limit: '500' });
+    const page = await client.get(client.workspacePath('runs', runId, 'events'), RunEventsPageSchema, { after: cursor, limit: '500', payloads: 'ref' });
     for (const event of page.items) {
       items.push(event);
-      const gist = eventGist(event.type, (event.data ?? {}) as Record<string, unknown>);
+      const gist = [eventGist(event.type, (event.data ?? {}) as Record<string, unknown>), ...payloadNotes(event.data).map((note) => `[${note}]`)].filter(Boolean).join('  ');
       lines.push(`${event.occurredAt}  ${String(event.streamVersion).padStart(4)}  ${event.type}${gist ? `  ${gist}` : ''}`);
     }
     if (!page.nextCursor) break;

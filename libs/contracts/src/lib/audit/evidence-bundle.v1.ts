@@ -4,6 +4,7 @@ import { canonicalJson, sha256Hex, type JsonObject } from '../json';
 import { EffectCompletedV1, EffectFailedV1, EffectPreparedV1, RunCheckpointV1 } from '../execution/run.events.v1';
 import { runStreamId } from '../execution/run-vocabulary';
 import { PolicyDecidedV1 } from '../policy/policy.events.v1';
+import { EvidencePayloadSchema, type EvidencePayload } from './evidence-payloads';
 
 export const EVIDENCE_BUNDLE_FORMAT = 'packetagent.evidence.v1';
 
@@ -96,6 +97,8 @@ export type EvidenceIndex = z.infer<typeof EvidenceIndexSchema>;
  * Everything recorded about one run, verifiable without the server: every event's digest is
  * recomputable, every stream is a hash chain from version 1, the checkpoints form their own
  * chain, and `bundleDigest` is SHA-256 over the RFC 8785 canonical JSON of every other field.
+ * `payloads` holds the content of every payload reference in the events, by digest (absent
+ * when there is none).
  */
 export const EvidenceBundleSchema = z.object({
   format: z.literal(EVIDENCE_BUNDLE_FORMAT),
@@ -104,6 +107,7 @@ export const EvidenceBundleSchema = z.object({
   exportedAt: z.iso.datetime(),
   streams: z.array(EvidenceStreamSchema).min(1),
   index: EvidenceIndexSchema,
+  payloads: z.array(EvidencePayloadSchema).optional(),
   bundleDigest: sha256,
 });
 export type EvidenceBundle = z.infer<typeof EvidenceBundleSchema>;
@@ -179,6 +183,8 @@ export interface EvidenceSource {
   run: readonly EventEnvelope[];
   policy: readonly EventEnvelope[];
   attention: ReadonlyArray<readonly EventEnvelope[]>;
+  /** The content of the payloads the events reference; a reference without one is reported by the verifier. */
+  payloads?: readonly EvidencePayload[];
 }
 
 /** Assembles and seals a bundle from whole streams read in one snapshot. */
@@ -198,6 +204,7 @@ export function buildEvidenceBundle(source: EvidenceSource): EvidenceBundle {
     exportedAt: source.exportedAt.toISOString(),
     streams,
     index: evidenceIndex(streams),
+    ...(source.payloads?.length ? { payloads: [...source.payloads].sort((a, b) => (a.digest < b.digest ? -1 : a.digest > b.digest ? 1 : 0)) } : {}),
   } satisfies Omit<EvidenceBundle, 'bundleDigest'>;
   return { ...content, bundleDigest: evidenceBundleDigest(content as unknown as JsonObject) };
 }

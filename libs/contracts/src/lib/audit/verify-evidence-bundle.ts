@@ -12,6 +12,7 @@ import {
   type EvidenceIndex,
   type EvidenceStream,
 } from './evidence-bundle.v1';
+import { checkEvidencePayloads } from './evidence-payloads';
 
 export const EVIDENCE_BREAK_REASONS = [
   'malformed',
@@ -25,6 +26,8 @@ export const EVIDENCE_BREAK_REASONS = [
   'checkpoint_chain',
   'index_mismatch',
   'bundle_digest_mismatch',
+  'payload_missing',
+  'payload_mismatch',
 ] as const;
 
 export const EvidenceBreakSchema = z.object({
@@ -45,6 +48,8 @@ export interface EvidenceVerification {
   streamsChecked: number;
   eventsChecked: number;
   checkpointsChecked: number;
+  /** Payload references checked against the content the bundle holds: one per event field that holds one. */
+  payloadsChecked: number;
   breaks: EvidenceBreak[];
 }
 
@@ -54,8 +59,9 @@ type Sink = (where: Where, reason: EvidenceBreak['reason'], detail: string) => v
 /**
  * Checks an evidence bundle with nothing but its own content: every event digest is
  * recomputed, every stream must be an unbroken chain from version 1 in this run's workspace,
- * the run's checkpoints must chain, the index must be what the events say, and the bundle
- * digest must cover the whole document. Never throws on bad input; every finding is a break.
+ * the run's checkpoints must chain, the index must be what the events say, every payload
+ * reference must have its content in the bundle hashing to its digest, and the bundle digest
+ * must cover the whole document. Never throws on bad input; every finding is a break.
  */
 export function verifyEvidenceBundle(value: unknown): EvidenceVerification {
   const breaks: EvidenceBreak[] = [];
@@ -66,7 +72,7 @@ export function verifyEvidenceBundle(value: unknown): EvidenceVerification {
     for (const issue of parsed.error.issues.slice(0, 20)) {
       report({ stream: streamAt(value, issue.path) }, 'malformed', `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
     }
-    return { ok: false, runId: null, workspaceId: null, bundleDigest: null, streamsChecked: 0, eventsChecked: 0, checkpointsChecked: 0, breaks };
+    return { ok: false, runId: null, workspaceId: null, bundleDigest: null, streamsChecked: 0, eventsChecked: 0, checkpointsChecked: 0, payloadsChecked: 0, breaks };
   }
   const bundle = parsed.data;
   let events = 0;
@@ -76,6 +82,7 @@ export function verifyEvidenceBundle(value: unknown): EvidenceVerification {
     checkChain(bundle, stream, report);
   }
   const checkpointsChecked = checkCheckpoints(bundle, report);
+  const payloadsChecked = checkEvidencePayloads(bundle.streams, bundle.payloads ?? [], report);
   checkIndex(bundle.index, evidenceIndex(bundle.streams), report);
   // Over the document as given: a field the schema does not know is covered too.
   const recomputed = evidenceBundleDigest(value as JsonObject);
@@ -90,6 +97,7 @@ export function verifyEvidenceBundle(value: unknown): EvidenceVerification {
     streamsChecked: bundle.streams.length,
     eventsChecked: events,
     checkpointsChecked,
+    payloadsChecked,
     breaks,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventRegistry } from '../registry';
+import { PayloadRefSchema } from '../payloads/payload-ref';
 
 /**
  * Events the supervisor appends to a run's stream (`run-<runId>`), after intake's
@@ -48,14 +49,14 @@ export const RunClaimedV1 = z.object({
 export const ToolCallRecordSchema = z.object({
   id: z.string().max(200),
   name: z.string().max(200),
-  arguments: z.record(z.string(), z.json()).nullable(),
+  arguments: z.union([PayloadRefSchema, z.record(z.string(), z.json()).nullable()]),
   malformed: z.string().max(1000).optional(),
 });
 
 export const RunModelTurnV1 = z.object({
   iteration: z.number().int().positive(),
   model: ModelRefSchema,
-  text: z.string(),
+  text: z.union([z.string(), PayloadRefSchema]),
   toolCalls: z.array(ToolCallRecordSchema),
   stopReason: z.string(),
   usage: z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }),
@@ -63,7 +64,7 @@ export const RunModelTurnV1 = z.object({
   attempts: z.number().int().positive(),
   durationMs: z.number().int().nonnegative(),
   /** The provider's own form of the turn, replayed verbatim to the same provider. */
-  native: z.json(),
+  native: z.union([PayloadRefSchema, z.json()]),
 });
 
 export const RunToolDecidedV1 = z.object({
@@ -105,7 +106,7 @@ export const RunToolResultV1 = z.object({
   callId: id,
   tool: z.string(),
   ok: z.boolean(),
-  output: z.json(),
+  output: z.union([PayloadRefSchema, z.json()]),
   summary: z.string().max(1000),
   /** The call did not run: refused, invalid or a correction. */
   executed: z.boolean(),

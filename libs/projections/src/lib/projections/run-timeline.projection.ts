@@ -1,6 +1,7 @@
 import { runIdFromStream, type DecodedEvent, type IntakeEventData, type JsonValue, type RunExecutionEventData } from '@packetagent/contracts';
 import { insertOnce, type Projection, type RowChange } from '../projection';
 import type { TableSpec } from '../table';
+import { payloadSummary } from './payload-summary';
 
 export const RUN_TIMELINE_TABLE: TableSpec = {
   name: 'run_timeline',
@@ -117,7 +118,7 @@ export function summarizeRunEvent(event: DecodedEvent): { [key: string]: JsonVal
   }
 }
 
-/** One line per event of a run's stream, in stream order. */
+/** One line per event of a run's stream, in stream order; a field stored by reference is listed with its size and digest (`payloads`). */
 export const runTimelineProjection: Projection = {
   name: 'run_timeline',
   tables: [RUN_TIMELINE_TABLE],
@@ -132,7 +133,7 @@ export const runTimelineProjection: Projection = {
         stream_version: event.streamVersion,
         type: event.type,
         occurred_at: event.occurredAt,
-        summary: summarizeRunEvent(event),
+        summary: { ...summarizeRunEvent(event), ...payloadSummary(event.data) },
       }),
     ];
   },

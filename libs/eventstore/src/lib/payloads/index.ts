@@ -1,0 +1,3 @@
+export * from './payload-store';
+export * from './postgres-payload-store';
+export * from './verify-payloads';
