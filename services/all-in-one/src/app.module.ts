@@ -7,6 +7,7 @@ import { AttentionRoutesModule, BudgetsRoutesModule, ControlPlaneModule, Credent
 import { ConsoleModule } from '@packetagent/gateway';
 import { AuditRoutesModule, LiveRoutesModule } from '@packetagent/gateway';
 import { OperationsRoutesModule } from '@packetagent/gateway';
+import { SupervisionRoutesModule } from '@packetagent/gateway';
 import { ProjectorModule } from '@packetagent/projector';
 import { IntakeModule } from '@packetagent/intake';
 import { PolicyModule } from '@packetagent/policy';
@@ -77,6 +78,7 @@ export class AppModule {
           maxConnectionsPerWorkspace: env.PACKETAGENT_SSE_MAX_CONNECTIONS_PER_WORKSPACE,
         }),
         OperationsRoutesModule,
+        SupervisionRoutesModule,
         ProjectorModule.forRoot({ log }),
         IntakeModule.forRoot({ inlineInputBytes: env.PACKETAGENT_INLINE_INPUT_BYTES, maxInputBytes: env.PACKETAGENT_MAX_INPUT_BYTES }),
         PolicyModule.forRoot({
@@ -107,6 +109,8 @@ export class AppModule {
                 leaseMs: env.PACKETAGENT_SUPERVISOR_LEASE_MS,
                 concurrency: env.PACKETAGENT_SUPERVISOR_CONCURRENCY,
                 recoveryIntervalMs: env.PACKETAGENT_SUPERVISOR_RECOVERY_INTERVAL_MS,
+                watchdogIntervalMs: env.PACKETAGENT_SUPERVISOR_WATCHDOG_INTERVAL_MS,
+                watchdogGraceMs: env.PACKETAGENT_SUPERVISOR_WATCHDOG_GRACE_MS,
                 stallTurns: env.PACKETAGENT_SUPERVISOR_STALL_TURNS,
                 dataDir: env.PACKETAGENT_DATA_DIR,
                 ...(env.PACKETAGENT_FAULT_CRASH_AFTER ? { faults: new CrashAfterAppend(env.PACKETAGENT_FAULT_CRASH_AFTER) } : {}),

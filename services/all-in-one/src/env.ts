@@ -35,6 +35,10 @@ export const EnvSchema = z.object({
   PACKETAGENT_SUPERVISOR_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
   /** How often runs whose claim lapsed are looked for. */
   PACKETAGENT_SUPERVISOR_RECOVERY_INTERVAL_MS: z.coerce.number().int().min(100).default(500),
+  /** How often the leader replica sweeps for runs no one drives (lost wakes, lost waits, quarantines), in milliseconds. */
+  PACKETAGENT_SUPERVISOR_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+  /** How long a run may go without an owner before the watchdog counts it and wakes it, in milliseconds. */
+  PACKETAGENT_SUPERVISOR_WATCHDOG_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   /** Model turns in a row without progress before a run ends failed(stalled). */
   PACKETAGENT_SUPERVISOR_STALL_TURNS: z.coerce.number().int().min(1).max(100).default(3),
   /**

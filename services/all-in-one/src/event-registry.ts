@@ -1,7 +1,19 @@
-import { EventRegistry, registerBudgetEvents, registerIdentityEvents, registerIntakeEvents, registerPolicyEvents, registerRunExecutionEvents, registerSchedulerEvents, registerVaultEvents } from '@packetagent/contracts';
+import {
+  EventRegistry,
+  registerBudgetEvents,
+  registerIdentityEvents,
+  registerIntakeEvents,
+  registerPolicyEvents,
+  registerRunCareEvents,
+  registerRunExecutionEvents,
+  registerSchedulerEvents,
+  registerVaultEvents,
+} from '@packetagent/contracts';
 
 /**
  * The schemas this process decodes: every service's events from libs/contracts. An event
  * whose type or schema version is not here is refused loudly rather than guessed at.
  */
-export const eventRegistry = registerVaultEvents(registerBudgetEvents(registerPolicyEvents(registerIdentityEvents(registerSchedulerEvents(registerRunExecutionEvents(registerIntakeEvents(new EventRegistry())))))));
+export const eventRegistry = registerRunCareEvents(
+  registerVaultEvents(registerBudgetEvents(registerPolicyEvents(registerIdentityEvents(registerSchedulerEvents(registerRunExecutionEvents(registerIntakeEvents(new EventRegistry()))))))),
+);

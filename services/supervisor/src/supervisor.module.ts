@@ -1,12 +1,17 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { EVENT_REGISTRY } from '@packetagent/bus';
-import { registerIntakeEvents, registerPolicyEvents, registerRunExecutionEvents, registerSchedulerEvents, type EventRegistry } from '@packetagent/contracts';
+import { registerIntakeEvents, registerPolicyEvents, registerRunCareEvents, registerRunExecutionEvents, registerSchedulerEvents, type EventRegistry } from '@packetagent/contracts';
 import { envProviderKeys, ProviderRouter, providerConfigFromEnv } from '@packetagent/providers';
 import { ToolRegistry, toolsConfig } from '@packetagent/tools';
 import { RunClaims } from './claims/run-claims';
 import { SupervisorEngine } from './engine/supervisor-engine';
 import { WakeConsumer } from './engine/wake.consumer';
 import { RunDefinitions } from './execution/run-definitions';
+import { ReadSupervision } from './watchdog/quarantine/usecases/read-supervision/read-supervision';
+import { ReleaseRun } from './watchdog/quarantine/usecases/release-run/release-run';
+import { EndRun } from './watchdog/quarantine/usecases/end-run/end-run';
+import { SupervisorCommandHandlers } from './watchdog/quarantine/supervisor.handlers';
+import { StuckRunWatchdog } from './watchdog/stuck-run-watchdog';
 import { PROVIDER_ROUTER, resolveSupervisorOptions, SUPERVISOR_OPTIONS, TOOL_REGISTRY, type SupervisorModuleOptions } from './supervisor.options';
 
 const SUPERVISOR_EVENT_SCHEMAS = Symbol('SUPERVISOR_EVENT_SCHEMAS');
@@ -26,7 +31,7 @@ export class SupervisorModule {
         {
           // The run events it folds and appends, and the answers and timers that wake runs.
           provide: SUPERVISOR_EVENT_SCHEMAS,
-          useFactory: (registry: EventRegistry) => registerRunExecutionEvents(registerSchedulerEvents(registerPolicyEvents(registerIntakeEvents(registry)))),
+          useFactory: (registry: EventRegistry) => registerRunCareEvents(registerRunExecutionEvents(registerSchedulerEvents(registerPolicyEvents(registerIntakeEvents(registry))))),
           inject: [EVENT_REGISTRY],
         },
         {
@@ -42,8 +47,13 @@ export class SupervisorModule {
         RunDefinitions,
         SupervisorEngine,
         WakeConsumer,
+        StuckRunWatchdog,
+        ReadSupervision,
+        ReleaseRun,
+        EndRun,
+        SupervisorCommandHandlers,
       ],
-      exports: [SupervisorEngine],
+      exports: [SupervisorEngine, StuckRunWatchdog],
     };
   }
 }

@@ -6,6 +6,7 @@ import { deleteCredential, listCredentials, setCredential } from './commands/cre
 import { controlRun, getRun, listRuns, runLogs, startRun } from './commands/run';
 import { applyWorker } from './commands/worker-apply';
 import { registerAuditCommands } from './commands/audit';
+import { registerQuarantineCommands } from './commands/quarantine';
 import { getPayload } from './commands/payload';
 import { replayProjection, type ReplayOptions } from './commands/replay';
 import type { CommandContext } from './context';
@@ -123,6 +124,7 @@ function buildProgram(io: CliIo): Command {
     .description('Resume a paused run.')
     .argument('<run>', 'run id')
     .action((runId: string, _options: unknown, command: Command) => controlRun(contextFor(command, io), 'resume', runId, {}));
+  registerQuarantineCommands(run, { context: (command) => contextFor(command, io) });
 
   program
     .command('payload')

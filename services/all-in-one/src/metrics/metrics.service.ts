@@ -1,20 +1,24 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { OutboxRelay } from '@packetagent/eventstore';
 import { SchedulerEngine } from '@packetagent/scheduler';
+import { FINDING_CAUSES, StuckRunWatchdog } from '@packetagent/supervisor';
 
 /**
- * Prometheus metrics of this process: Node's defaults, the relay's and the scheduler's. Figures are read
- * at scrape time (status and the shared backlog), so nothing is computed between scrapes.
+ * Prometheus metrics of this process: Node's defaults, the relay's, the scheduler's and the
+ * stuck-run watchdog's. Figures are read at scrape time (status and the shared backlog), so
+ * nothing is computed between scrapes.
  */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
-  private readonly seen = { published: 0, repaired: 0, abandoned: 0, fired: 0, dropped: 0, failed: 0, refused: 0, timers: 0 };
+  private readonly seen = { published: 0, repaired: 0, abandoned: 0, fired: 0, dropped: 0, failed: 0, refused: 0, timers: 0, wakes: 0, raised: 0 };
 
   constructor(
     private readonly relay: OutboxRelay,
     private readonly scheduler: SchedulerEngine,
+    // Absent in a process that does not drive runs (PACKETAGENT_SUPERVISOR_ENABLED=false).
+    @Optional() watchdog?: StuckRunWatchdog,
   ) {
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
@@ -80,6 +84,31 @@ export class MetricsService {
     this.counter('packetagent_scheduler_ticks_failed_total', 'Cron ticks that failed and were left for a retry.', 'failed', () => schedulerStatus().failedTotal);
     this.counter('packetagent_scheduler_ticks_refused_total', 'Cron ticks intake refused for good (e.g. a revoked deployment).', 'refused', () => schedulerStatus().refusedTotal);
     this.counter('packetagent_scheduler_timers_fired_total', 'Durable timers this process fired.', 'timers', () => schedulerStatus().timersFiredTotal);
+
+    if (watchdog) {
+      // The leader's last sweep, stored in Postgres: every replica reports the same figures.
+      new Gauge({
+        name: 'packetagent_runs_without_owner',
+        help: 'Runs not over that no replica drives and no wake will reach, by cause (unclaimed, lapsed, wait_lost, wait_answered, quarantined); 0 in steady state.',
+        labelNames: ['cause'],
+        registers,
+        async collect() {
+          // Without Postgres the scrape still answers, with the figures last read.
+          const counts = await watchdog.withoutOwner().catch(() => null);
+          if (counts) for (const cause of FINDING_CAUSES) this.set({ cause }, counts[cause]);
+        },
+      });
+      new Gauge({
+        name: 'packetagent_watchdog_leader',
+        help: '1 when this process runs the stuck-run watchdog sweeps (holds its lock), else 0.',
+        registers,
+        collect() {
+          this.set(watchdog.status().leader ? 1 : 0);
+        },
+      });
+      this.counter('packetagent_watchdog_wakes_total', 'Runs without an owner this process woke.', 'wakes', () => watchdog.status().wakesTotal);
+      this.counter('packetagent_watchdog_attention_raised_total', 'Attention records this process raised for runs it could not carry on.', 'raised', () => watchdog.status().attentionRaisedTotal);
+    }
   }
 
   private counter(name: string, help: string, key: keyof MetricsService['seen'], read: () => number): void {

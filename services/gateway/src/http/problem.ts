@@ -68,6 +68,7 @@ export const PROBLEM_STATUS_BY_CODE: Readonly<Record<string, number>> = Object.f
   attention_already_answered: 409,
   credential_grant_used: 409,
   timer_not_pending: 409,
+  run_not_quarantined: 409,
   gone: 410,
   setup_completed: 410,
   payload_too_large: 413,

@@ -1,2 +1,3 @@
 export * from './run.events.v1';
 export * from './run-vocabulary';
+export * from './supervisor.commands.v1';

@@ -11,6 +11,13 @@ describe('roles', () => {
     expect(granted('member')).toEqual(['inspect', 'author', 'run-control']);
   });
 
+  it('keeps run-recovery (release or end a quarantined run) from viewer and member', () => {
+    expect(roleHasPermission('viewer', 'run-recovery')).toBe(false);
+    expect(roleHasPermission('member', 'run-recovery')).toBe(false);
+    expect(roleHasPermission('admin', 'run-recovery')).toBe(true);
+    expect(roleHasPermission('owner', 'run-recovery')).toBe(true);
+  });
+
   it('gives admin and owner every permission', () => {
     expect(granted('admin')).toEqual([...PERMISSIONS]);
     expect(granted('owner')).toEqual([...PERMISSIONS]);

@@ -5,7 +5,12 @@ export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
 export const RoleSchema = z.enum(ROLES);
 
-export const PERMISSIONS = ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'approve', 'admin'] as const;
+/**
+ * `run-recovery` releases or ends a quarantined run: it overrides the supervisor's refusal to
+ * replay a history it could not verify, so it sits with the roles that may deploy, not with
+ * `run-control`.
+ */
+export const PERMISSIONS = ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'run-recovery', 'approve', 'admin'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 export const PermissionSchema = z.enum(PERMISSIONS);
 

@@ -13,11 +13,11 @@ import { ProblemViewComponent } from '../../shared/problem-view.component';
 import type { SseMessage } from '../../shared/sse';
 import { StateViewComponent } from '../../shared/state-view.component';
 import { describeEvent, mergeEvents, toRunEvent, totalCost, type RunEvent } from '../../shared/timeline';
-import type { Run, RunSummary } from './runs.api';
+import type { EndRunResult, ReleaseRunResult, Run, RunSummary, RunSupervision } from './runs.api';
 
 const POLL_MS = 2_000;
 
-/** One run: its state and summary, the live timeline, and stop / pause / resume. */
+/** One run: its state and summary, the live timeline, stop / pause / resume, and release or end while quarantined. */
 @Component({
   selector: 'pa-run',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -31,6 +31,7 @@ const POLL_MS = 2_000;
     .entry-detail { white-space: pre-wrap; margin: 0.25rem 0 0; color: var(--fg); font-size: 0.9rem; }
     .at { color: var(--muted); font-size: 0.8rem; }
     .live { font-size: 0.85rem; }
+    section.quarantine { border-left: 3px solid var(--bad); padding: 0.25rem 0.75rem; margin: 0.75rem 0; }
   `,
   template: `
     <p><a [routerLink]="['/w', ws(), 'runs']">← Runs</a></p>
@@ -64,6 +65,28 @@ const POLL_MS = 2_000;
           </div>
         }
         <pa-problem [problem]="controlProblem()" />
+        @if (supervision.value(); as q) {
+          @if (q.status === 'quarantined') {
+            <section class="quarantine" aria-labelledby="quarantine-heading" data-testid="quarantine">
+              <h2 id="quarantine-heading">Quarantined</h2>
+              <p>The supervisor could not replay this run's history and does nothing more for it until someone releases or ends it.</p>
+              <p data-testid="quarantine-reason"><strong>{{ q.quarantineReason }}</strong></p>
+              @if (canRecover()) {
+                <div class="actions">
+                  <button type="button" (click)="release()" [disabled]="busy()">Release</button>
+                  <label class="visually-hidden" for="end-reason">Reason for ending the run</label>
+                  <input id="end-reason" name="endReason" placeholder="reason for ending (required)" [(ngModel)]="endReason" />
+                  <button type="button" class="danger" (click)="end()" [disabled]="busy() || !endReason.trim()">End run</button>
+                </div>
+                <p class="hint">Release replays the history again (it is quarantined again if it still cannot be replayed); End records the run as abandoned without replaying it.</p>
+              } @else {
+                <p class="hint">Releasing or ending it takes the run-recovery permission (admin or owner).</p>
+              }
+            </section>
+          }
+        }
+        @if (recoveryNote(); as note) { <p role="status" data-testid="recovery-note">{{ note }}</p> }
+        <pa-problem [problem]="recoveryProblem()" />
       }
     </pa-state>
 
@@ -131,6 +154,13 @@ export class RunPage implements OnInit {
 
   protected readonly run = loadable(() => this.api.get<Run>(this.base()), false);
   protected readonly summary = loadable(() => this.api.get<RunSummary>(`${this.base()}/summary`), false);
+  /** Shown only when it says quarantined: a process without the supervisor cannot answer it, and then there is nothing to show. */
+  protected readonly supervision = loadable(() => this.api.get<RunSupervision>(`${this.base()}/supervision`), false);
+  // The roles that hold run-recovery in libs/contracts roles.ts; the server checks it on every call.
+  protected readonly canRecover = computed(() => ['admin', 'owner'].includes(this.session.workspace()?.role ?? ''));
+  protected readonly recoveryProblem = signal<Problem | null>(null);
+  protected readonly recoveryNote = signal<string | null>(null);
+  protected endReason = '';
   protected readonly events = signal<RunEvent[]>([]);
   protected readonly entries = computed(() => this.events().map(describeEvent));
   protected readonly cost = computed(() => totalCost(this.events()));
@@ -179,7 +209,7 @@ export class RunPage implements OnInit {
   }
 
   private async start(): Promise<void> {
-    await Promise.all([this.run.reload(), this.summary.reload(), this.catchUp()]);
+    await Promise.all([this.run.reload(), this.summary.reload(), this.supervision.reload(), this.catchUp()]);
     if (this.destroyed || !this.active()) return;
     const last = this.events().at(-1)?.position;
     this.stream = new LiveStream({
@@ -233,7 +263,7 @@ export class RunPage implements OnInit {
     if (this.refreshTimer) return;
     this.refreshTimer = setTimeout(async () => {
       this.refreshTimer = null;
-      await Promise.all([this.run.reload(true), this.summary.reload(true)]);
+      await Promise.all([this.run.reload(true), this.summary.reload(true), this.supervision.reload(true)]);
       if (!this.active()) {
         this.stream?.stop();
         void this.settleSummary();
@@ -273,6 +303,46 @@ export class RunPage implements OnInit {
       this.reason = '';
     } catch (error) {
       this.controlProblem.set(problemOf(error));
+    } finally {
+      this.busy.set(false);
+    }
+  }
+
+  protected async release(): Promise<void> {
+    await this.recover(async () => {
+      const released = await this.api.post<ReleaseRunResult>(`${this.base()}/release`, {});
+      this.supervision.value.set(released);
+      switch (released.outcome) {
+        case 'resumed':
+          return 'Released: the history replayed and the run goes on.';
+        case 'pending':
+          return 'Released: a supervisor will take the run up shortly.';
+        case 'quarantined':
+          return `Still quarantined: ${released.quarantineReason ?? 'the history still cannot be replayed'}.`;
+      }
+    });
+  }
+
+  protected async end(): Promise<void> {
+    const reason = this.endReason.trim();
+    if (!reason) return;
+    await this.recover(async () => {
+      const ended = await this.api.post<EndRunResult>(`${this.base()}/end`, { reason });
+      this.supervision.value.set(ended);
+      this.endReason = '';
+      return `Ended as abandoned (quarantined) at event ${ended.endedAtVersion}.`;
+    });
+  }
+
+  private async recover(action: () => Promise<string>): Promise<void> {
+    this.busy.set(true);
+    this.recoveryProblem.set(null);
+    this.recoveryNote.set(null);
+    try {
+      this.recoveryNote.set(await action());
+      await Promise.all([this.run.reload(true), this.summary.reload(true), this.catchUp()]);
+    } catch (error) {
+      this.recoveryProblem.set(problemOf(error));
     } finally {
       this.busy.set(false);
     }

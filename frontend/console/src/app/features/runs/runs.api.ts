@@ -37,3 +37,23 @@ export interface RunSummary {
   startedAt: string | null;
   endedAt: string | null;
 }
+
+/** GET /runs/{id}/supervision, served by the supervisor: its hold on the run. */
+export interface RunSupervision {
+  runId: string;
+  status: 'unclaimed' | 'active' | 'waiting' | 'terminal' | 'quarantined';
+  quarantineReason: string | null;
+  waitingOn: string | null;
+  claims: number;
+  updatedAt: string | null;
+}
+
+/** POST /runs/{id}/release: what became of the release by the time it answered. */
+export interface ReleaseRunResult extends RunSupervision {
+  outcome: 'resumed' | 'quarantined' | 'pending';
+}
+
+/** POST /runs/{id}/end {reason}: the run ended abandoned (cause quarantined). */
+export interface EndRunResult extends RunSupervision {
+  endedAtVersion: number;
+}
