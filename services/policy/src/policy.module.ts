@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { EVENT_REGISTRY } from '@packetagent/bus';
-import { registerIntakeEvents, registerPolicyEvents, registerSchedulerEvents, type EventRegistry } from '@packetagent/contracts';
+import { registerIntakeEvents, registerPolicyEvents, registerRunExecutionEvents, registerSchedulerEvents, type EventRegistry } from '@packetagent/contracts';
 import { DeadlineTimersConsumer } from './attention/deadline-timers.consumer';
 import { AnswerAttention } from './attention/usecases/answer-attention';
 import { RaiseAttention } from './attention/usecases/raise-attention';
@@ -30,7 +30,7 @@ export class PolicyModule {
         {
           // What it consumes (deployment, run, timer events) and appends must decode and validate here.
           provide: POLICY_EVENT_SCHEMAS,
-          useFactory: (registry: EventRegistry) => registerPolicyEvents(registerSchedulerEvents(registerIntakeEvents(registry))),
+          useFactory: (registry: EventRegistry) => registerRunExecutionEvents(registerPolicyEvents(registerSchedulerEvents(registerIntakeEvents(registry)))),
           inject: [EVENT_REGISTRY],
         },
         ApplyDeploymentEvent,

@@ -7,6 +7,9 @@ import { RunClaims } from './claims/run-claims';
 import { SupervisorEngine } from './engine/supervisor-engine';
 import { WakeConsumer } from './engine/wake.consumer';
 import { RunDefinitions } from './execution/run-definitions';
+import { RunPinning } from './engine/run-pinning';
+import { MigrateRunUseCase } from './migration/migrate-run';
+import { MigrationCommandHandlers } from './migration/migration.handlers';
 import { ReadSupervision } from './watchdog/quarantine/usecases/read-supervision/read-supervision';
 import { ReleaseRun } from './watchdog/quarantine/usecases/release-run/release-run';
 import { EndRun } from './watchdog/quarantine/usecases/end-run/end-run';
@@ -45,6 +48,9 @@ export class SupervisorModule {
         { provide: TOOL_REGISTRY, useFactory: () => options.registry ?? new ToolRegistry({ config: toolsConfig(resolved.tools) }) },
         RunClaims,
         RunDefinitions,
+        RunPinning,
+        MigrateRunUseCase,
+        MigrationCommandHandlers,
         SupervisorEngine,
         WakeConsumer,
         StuckRunWatchdog,

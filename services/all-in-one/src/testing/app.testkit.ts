@@ -40,11 +40,13 @@ export interface TestApp {
  * The all-in-one app in-process, built by the same factory as main.ts, on a fresh database,
  * bus prefix, Redis key prefix and data directory, listening on a free port.
  */
-export async function startTestApp(overrides: Record<string, string> = {}, replicaOf?: TestApp): Promise<TestApp> {
+export async function startTestApp(overrides: Record<string, string> = {}, replicaOf?: TestApp, options: { freshBus?: boolean } = {}): Promise<TestApp> {
   // A replica shares the first app's database, bus, Redis and data directory, as replicas in
-  // a deployment share their infrastructure; only the first app removes them.
+  // a deployment share their infrastructure; only the first app removes them. With `freshBus`
+  // it gets a JetStream of its own, empty: an installation whose NATS lost everything.
   const db = replicaOf?.db ?? (await createTestDatabase());
-  const bus = replicaOf?.bus ?? (await createTestBus());
+  const ownBus = !replicaOf || options.freshBus === true;
+  const bus = ownBus ? await createTestBus() : replicaOf.bus;
   const redis: TestRedis = replicaOf?.redis ?? (await createTestRedis());
   const dataDir = replicaOf?.dataDir ?? mkdtempSync(join(tmpdir(), 'pa-app-'));
   const setupToken = replicaOf?.setupToken ?? randomBytes(24).toString('base64url');
@@ -84,7 +86,10 @@ export async function startTestApp(overrides: Record<string, string> = {}, repli
     stop,
     async close() {
       await stop();
-      if (replicaOf) return;
+      if (replicaOf) {
+        if (ownBus) await bus.cleanup().catch(() => undefined);
+        return;
+      }
       await bus.cleanup().catch(() => undefined);
       await redis.cleanup().catch(() => undefined);
       await db.drop().catch(() => undefined);

@@ -79,7 +79,7 @@ export interface ExecutionApp {
 }
 
 /** The all-in-one app with the supervisor on, a scripts directory and a signed-in owner. */
-export async function startExecutionApp(options: { allowPrivate?: string[]; env?: Record<string, string>; replicaOf?: ExecutionApp } = {}): Promise<ExecutionApp> {
+export async function startExecutionApp(options: { allowPrivate?: string[]; env?: Record<string, string>; replicaOf?: ExecutionApp; freshBus?: boolean } = {}): Promise<ExecutionApp> {
   const scriptsDir = options.replicaOf?.scriptsDir ?? mkdtempSync(join(tmpdir(), 'pa-scripts-'));
   const port = await freePort();
   const sut = await startTestApp(
@@ -93,6 +93,7 @@ export async function startExecutionApp(options: { allowPrivate?: string[]; env?
       ...options.env,
     },
     options.replicaOf?.sut,
+    { freshBus: options.freshBus ?? false },
   );
   let ws = options.replicaOf?.ws ?? '';
   let owner = options.replicaOf?.owner ?? '';

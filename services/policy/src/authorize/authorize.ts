@@ -102,6 +102,10 @@ export class Authorize {
     // A run of another workspace is as unknown as a missing one.
     if (!run || run.workspace_id !== request.workspaceId) return deny('unknown_run', 'no admitted run has this id in this workspace');
     const pinned = { deploymentId: run.deployment_id, effectiveDigest: run.effective_digest };
+    // The run's owner knows of a migration policy has not applied: grants of another version never decide its calls.
+    if (request.effectiveDigest && request.effectiveDigest !== run.effective_digest) {
+      return deny('grants_unavailable', `the run is pinned to ${request.effectiveDigest}, policy knows it under ${run.effective_digest}`, pinned);
+    }
 
     const { rows: deployments } = await client.query<{ status: string }>(`SELECT status FROM policy.deployments WHERE deployment_id = $1`, [run.deployment_id]);
     const status = deployments[0]?.status;

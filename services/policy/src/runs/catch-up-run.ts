@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENT_REGISTRY } from '@packetagent/bus';
-import { runStreamId, type EventRegistry } from '@packetagent/contracts';
-import { PostgresEventStore } from '@packetagent/eventstore';
+import { runStreamId, type EventRegistry, type RunExecutionEventData } from '@packetagent/contracts';
+import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
+import type { Pool } from 'pg';
 import { ApplyDeploymentEvent } from '../deployments/apply-deployment-event';
 import { ApplyRunAdmitted } from './apply-run-admitted';
 
@@ -21,6 +22,7 @@ export class CatchUpRun {
     @Inject(EVENT_REGISTRY) private readonly registry: EventRegistry,
     private readonly applyRunAdmitted: ApplyRunAdmitted,
     private readonly applyDeploymentEvent: ApplyDeploymentEvent,
+    @Inject(PG_POOL) private readonly pool: Pool,
   ) {}
 
   /** True when the run's admission (and its deployment's events) are now applied. */
@@ -34,6 +36,19 @@ export class CatchUpRun {
     for (const envelope of await this.store.readStream(`deployment-${deploymentId}`, { fromVersion: 1 })) {
       await this.applyDeploymentEvent.execute(this.registry.decode(envelope));
     }
+    await this.applyMigrations(runId);
     return true;
+  }
+
+  /** A migrated run decides under its new version's grants: each move applies once, in the run's order. */
+  private async applyMigrations(runId: string): Promise<void> {
+    for (const envelope of await this.store.readStream(runStreamId(runId), { fromVersion: 1 })) {
+      if (envelope.type !== 'run.migrated') continue;
+      const { from, to } = this.registry.decode(envelope).data as RunExecutionEventData<'run.migrated'>;
+      await this.pool.query(
+        `UPDATE policy.runs SET version_digest = $2, effective_digest = $3 WHERE run_id = $1 AND effective_digest = $4`,
+        [runId, to.digest, to.effectiveDigest, from.effectiveDigest],
+      );
+    }
   }
 }

@@ -7,12 +7,11 @@ import type { ProviderRouter, ResolvedModel } from '@packetagent/providers';
 import type { ToolRegistry } from '@packetagent/tools';
 import { RunClaims, type ReleaseStatus } from '../claims/run-claims';
 import { readVerified } from '../execution/adapters/store-run-stream';
-import { RunDefinitions } from '../execution/run-definitions';
+import { RunPinning } from './run-pinning';
 import { RunExecution, type DriveOutcome } from '../execution/run-execution';
 import { runPorts, type RunInfrastructure } from '../execution/run-ports';
 import { SUPERVISOR_ACTOR } from '../execution/supervisor-actor';
 import type { PinnedRun } from '../run/run.intent';
-import { taskMessage } from '../run/run.prompt';
 import { foldRun, UnreplayableRunError, type RunAggregate } from '../run/run.state';
 import { PROVIDER_ROUTER, SUPERVISOR_OPTIONS, TOOL_REGISTRY, type SupervisorOptions } from '../supervisor.options';
 
@@ -54,7 +53,7 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BUS_TOPOLOGY) private readonly topo: Topology,
     private readonly claims: RunClaims,
-    private readonly definitions: RunDefinitions,
+    private readonly pinning: RunPinning,
     @Inject(SUPERVISOR_OPTIONS) private readonly options: SupervisorOptions,
     @Inject(PROVIDER_ROUTER) private readonly router: ProviderRouter,
     @Inject(TOOL_REGISTRY) private readonly tools: ToolRegistry,
@@ -171,7 +170,7 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
     let pinned: PinnedRun;
     let model: ResolvedModel;
     try {
-      ({ pinned, model } = await this.pin(state));
+      ({ pinned, model } = await this.pinning.pin(state));
     } catch (error) {
       if (error instanceof DomainError && error.retryable) throw error;
       const reason = error instanceof DomainError && error.code === 'definition_mismatch' ? 'definition_unavailable' : 'input_unavailable';
@@ -183,7 +182,7 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
       return { status: 'terminal' };
     }
 
-    const run = { runId, workspaceId };
+    const run = { runId, workspaceId, effectiveDigest: state.pin.effectiveDigest };
     const execution = new RunExecution(runPorts(run, model, this.infrastructure()), state, pinned, { replica: this.options.replicaId, claim });
     this.active.set(runId, execution);
     if (claim > 1 && state.started) this.counters.recovered += 1;
@@ -198,30 +197,6 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
       case 'interrupted':
         return { status: 'active' };
     }
-  }
-
-  /** Everything a decision needs that does not change while the run lives: its definition, model, tools and input. */
-  private async pin(state: RunAggregate): Promise<{ pinned: PinnedRun; model: ResolvedModel }> {
-    const signal = new AbortController().signal;
-    const definition = await this.definitions.load(state.workspaceId, state.pin!, signal);
-    const model = await this.router.resolve(definition.model);
-    const input = await this.definitions.input(state.workspaceId, { input: state.activation!.input ?? null, inputRef: state.activation!.inputRef }, signal);
-    const pinned: PinnedRun = {
-      definition,
-      model: {
-        provider: model.provider,
-        model: model.model,
-        scripted: model.scripted,
-        contextWindow: model.entry.contextWindow,
-        maxOutputTokens: model.entry.maxOutputTokens,
-        structuredOutput: model.entry.capabilities.structuredOutput,
-      },
-      plan: (callId, name, args) => this.tools.plan(callId, name, args),
-      task: taskMessage(input),
-      stallTurns: this.options.stallTurns,
-      compactAtRatio: this.options.compactAtRatio,
-    };
-    return { pinned, model };
   }
 
   private infrastructure(): RunInfrastructure {

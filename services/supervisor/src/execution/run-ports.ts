@@ -22,7 +22,7 @@ export interface RunInfrastructure {
 }
 
 /** The production ports of one run. */
-export function runPorts(run: { runId: string; workspaceId: string }, model: ResolvedModel, infra: RunInfrastructure): RunPorts {
+export function runPorts(run: { runId: string; workspaceId: string; effectiveDigest: string }, model: ResolvedModel, infra: RunInfrastructure): RunPorts {
   const { options } = infra;
   return {
     model: new RouterModel(infra.router, infra.tools, model),

@@ -313,6 +313,12 @@ function applyEvent(state: RunAggregate, event: DecodedEvent): void {
       return;
     case 'run.checkpoint':
       return;
+    case 'run.migrated': {
+      const { to } = event.data as RunExecutionEventData<'run.migrated'>;
+      if (!state.pin) throw new UnreplayableRunError('a migration of a run that was never admitted');
+      state.pin = { ...state.pin, version: to.version, digest: to.digest, effectiveDigest: to.effectiveDigest };
+      return;
+    }
     default:
       throw new UnreplayableRunError(`event type ${event.type} has no meaning for a run`);
   }

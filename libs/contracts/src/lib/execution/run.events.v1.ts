@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventRegistry } from '../registry';
+import { RunMigratedV1 } from './run-migration.v1';
 import { PayloadRefSchema } from '../payloads/payload-ref';
 
 /**
@@ -154,7 +155,7 @@ export const RUN_FAILURE_REASONS = [
 ] as const;
 export const RunFailedV1 = z.object({ reason: z.enum(RUN_FAILURE_REASONS), detail: z.string().max(2000) });
 
-export const ABANDON_CAUSES = ['uncertain_effect', 'unreplayable'] as const;
+export const ABANDON_CAUSES = ['uncertain_effect', 'unreplayable', 'quarantined', 'unrecordable'] as const;
 export const RunAbandonedV1 = z.object({
   cause: z.enum(ABANDON_CAUSES),
   detail: z.string().max(2000),
@@ -188,6 +189,7 @@ export const RunExecutionEvents = {
   'run.expired': RunExpiredV1,
   'run.budget_exhausted': RunBudgetExhaustedV1,
   'run.timed_out': RunTimedOutV1,
+  'run.migrated': RunMigratedV1,
 } as const;
 
 export type RunExecutionEventType = keyof typeof RunExecutionEvents;

@@ -29,6 +29,11 @@ export const AuthorizeRequestSchema = z.object({
   arguments: z.json().default(null),
   /** Who asks (recorded as the attention's requester); the supervisor by default. */
   requester: ActorSchema.default({ kind: 'service', id: 'supervisor' }),
+  /**
+   * The effective digest the run is pinned to as its owner knows it (it moves when a waiting run
+   * is migrated); policy decides under it, or denies if it cannot confirm it from the run's stream.
+   */
+  effectiveDigest: sha256.optional(),
 });
 export type AuthorizeRequest = z.output<typeof AuthorizeRequestSchema>;
 
@@ -108,7 +113,7 @@ export const PolicyCommands = {
     z.object({
       workspaceId,
       runId: z.string().regex(/^[A-Za-z0-9_:@-]{1,200}$/),
-      kind: z.enum(['uncertain_effect', 'run_quarantined', 'run_without_owner', 'wait_lost']),
+      kind: z.enum(['uncertain_effect', 'run_quarantined', 'run_unrecordable', 'run_without_owner', 'wait_lost']),
       tool: z.string().min(1).max(100),
       verb: z.string().max(50),
       resource: z.string().max(4096).nullable(),

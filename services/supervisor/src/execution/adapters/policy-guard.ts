@@ -8,7 +8,7 @@ import { withRetries } from '../retry';
 export class PolicyGuard implements GuardPort {
   constructor(
     private readonly commands: CommandBus,
-    private readonly run: { runId: string; workspaceId: string },
+    private readonly run: { runId: string; workspaceId: string; effectiveDigest: string },
   ) {}
 
   /** Policy knows every admitted run (it reads an admission it has not applied yet from the store): a deny is a deny. */
@@ -24,6 +24,7 @@ export class PolicyGuard implements GuardPort {
           credentials: planned.credentials,
           callDigest: planned.callDigest,
           arguments: planned.redactedArgs,
+          effectiveDigest: this.run.effectiveDigest,
         }),
       signal,
     );
