@@ -7,6 +7,7 @@ import { AttentionRoutesModule, BudgetsRoutesModule, ControlPlaneModule, Credent
 import { ConsoleModule } from '@packetagent/gateway';
 import { AuditRoutesModule, LiveRoutesModule } from '@packetagent/gateway';
 import { OperationsRoutesModule } from '@packetagent/gateway';
+import { MigrationRoutesModule } from '@packetagent/gateway';
 import { SupervisionRoutesModule } from '@packetagent/gateway';
 import { ProjectorModule } from '@packetagent/projector';
 import { IntakeModule } from '@packetagent/intake';
@@ -78,6 +79,7 @@ export class AppModule {
           maxConnectionsPerWorkspace: env.PACKETAGENT_SSE_MAX_CONNECTIONS_PER_WORKSPACE,
         }),
         OperationsRoutesModule,
+        MigrationRoutesModule,
         SupervisionRoutesModule,
         ProjectorModule.forRoot({ log }),
         IntakeModule.forRoot({ inlineInputBytes: env.PACKETAGENT_INLINE_INPUT_BYTES, maxInputBytes: env.PACKETAGENT_MAX_INPUT_BYTES }),

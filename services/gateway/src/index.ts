@@ -37,5 +37,6 @@ export { AuditRoutesModule } from './audit/audit-routes.module';
 export { LiveRoutesModule } from './live/live-routes.module';
 export { DEFAULT_LIVE_OPTIONS, type LiveOptions } from './live/live.options';
 export { OperationsRoutesModule } from './operations/operations-routes.module';
+export { MigrationRoutesModule } from './migration/migration-routes.module';
 export { SupervisionRoutesModule } from './supervision/supervision-routes.module';
 export { ConsoleModule, type ConsoleOptions } from './console/console.module';

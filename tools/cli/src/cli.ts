@@ -5,6 +5,7 @@ import { approveAttention, listAttention, rejectAttention } from './commands/att
 import { deleteCredential, listCredentials, setCredential } from './commands/credential';
 import { controlRun, getRun, listRuns, runLogs, startRun } from './commands/run';
 import { applyWorker } from './commands/worker-apply';
+import { registerMigrationCommands } from './commands/migrate';
 import { registerAuditCommands } from './commands/audit';
 import { registerQuarantineCommands } from './commands/quarantine';
 import { getPayload } from './commands/payload';
@@ -124,6 +125,8 @@ function buildProgram(io: CliIo): Command {
     .description('Resume a paused run.')
     .argument('<run>', 'run id')
     .action((runId: string, _options: unknown, command: Command) => controlRun(contextFor(command, io), 'resume', runId, {}));
+  const deployment = program.command('deployment').description('Deployments.');
+  registerMigrationCommands({ run, deployment }, { context: (command) => contextFor(command, io), positiveInteger });
   registerQuarantineCommands(run, { context: (command) => contextFor(command, io) });
 
   program

@@ -69,6 +69,10 @@ export const PROBLEM_STATUS_BY_CODE: Readonly<Record<string, number>> = Object.f
   credential_grant_used: 409,
   timer_not_pending: 409,
   run_not_quarantined: 409,
+  // Migrating a run (MigrationErrorCodes): only a waiting run, only to the deployed version, not while a replica drives it.
+  run_not_waiting: 409,
+  version_not_deployed: 409,
+  run_busy: 409,
   gone: 410,
   setup_completed: 410,
   payload_too_large: 413,

@@ -58,6 +58,28 @@ describe(describeEvent.name, () => {
   it('reads an operator request as a state change, not as an outcome', () => {
     expect(describeEvent(event(9, 'run.stop_requested', { reason: null }))).toMatchObject({ kind: 'state', tone: 'neutral', title: 'Stop requested' });
   });
+
+  it('names who asked for a folded operator request, and the actor of one intake recorded', () => {
+    expect(describeEvent(event(10, 'run.revoke_requested', { reason: 'key leaked', controlVersion: 2, requestedBy: { kind: 'user', id: 'u1' } }))).toMatchObject({
+      kind: 'state',
+      title: 'Revoke requested',
+      detail: 'key leaked; by user u1',
+    });
+    expect(describeEvent({ ...event(11, 'run.pause_requested', { reason: null }), actor: { kind: 'api_key', id: 'k1' } }).detail).toBe('by api_key k1');
+    expect(describeEvent(event(12, 'run.resume_requested', {})).detail).toBe('');
+  });
+
+  it('shows a migration as the versions it moved between, the decisions compared and who moved it', () => {
+    const sut = describeEvent(
+      event(13, 'run.migrated', {
+        from: { version: 2, digest: 'a'.repeat(64), effectiveDigest: 'a'.repeat(64) },
+        to: { version: 3, digest: 'b'.repeat(64), effectiveDigest: 'b'.repeat(64) },
+        decisionsCompared: 5,
+        by: { kind: 'user', id: 'u1' },
+      }),
+    );
+    expect(sut).toMatchObject({ kind: 'state', tone: 'neutral', title: 'Migrated from version 2 to 3', detail: '5 decisions compared, all the same; by user u1' });
+  });
 });
 
 describe(totalCost.name, () => {

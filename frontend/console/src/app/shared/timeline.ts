@@ -121,6 +121,25 @@ export function describeEvent(event: RunEvent): TimelineEntry {
       return { ...base, kind: 'state', tone: 'neutral', title: 'Resumed', detail: str(d['reason']) };
     case 'run.started':
       return { ...base, kind: 'state', tone: 'neutral', title: 'Started', detail: d['deadline'] ? `deadline ${str(d['deadline'])}` : '' };
+    case 'run.migrated': {
+      const from = (d['from'] ?? {}) as Record<string, unknown>;
+      const to = (d['to'] ?? {}) as Record<string, unknown>;
+      return {
+        ...base,
+        kind: 'state',
+        tone: 'neutral',
+        title: `Migrated from version ${str(from['version'])} to ${str(to['version'])}`,
+        detail: [`${str(d['decisionsCompared'])} decisions compared, all the same`, who(d['by']) ? `by ${who(d['by'])}` : ''].filter(Boolean).join('; '),
+      };
+    }
+    case 'run.stop_requested':
+    case 'run.pause_requested':
+    case 'run.resume_requested':
+    case 'run.revoke_requested': {
+      // Folded into the run's stream by the supervisor, the request names who asked; recorded by intake, its actor did.
+      const by = who(d['requestedBy']) || who(event.actor);
+      return { ...base, kind: 'state', tone: 'neutral', title: humanize(event.type), detail: [str(d['reason']), by ? `by ${by}` : ''].filter(Boolean).join('; ') };
+    }
     default: {
       const ended = runStateAfter(event.type);
       if (ended !== null && isTerminal(ended)) {
@@ -130,6 +149,13 @@ export function describeEvent(event: RunEvent): TimelineEntry {
       return { ...base, kind: event.type.startsWith('run.') ? 'state' : 'other', tone: 'neutral', title: humanize(event.type), detail: '' };
     }
   }
+}
+
+/** `user 0193…` for an actor-shaped value, or '' for anything else. */
+function who(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return '';
+  const actor = value as Record<string, unknown>;
+  return typeof actor['kind'] === 'string' && typeof actor['id'] === 'string' ? `${actor['kind']} ${actor['id']}` : '';
 }
 
 /** `run.criteria_set` → "Criteria set"; other contexts keep their prefix (`effect.x` → "Effect x"). */

@@ -26,6 +26,14 @@ function short(text: string | null | undefined): string | null {
 }
 
 /**
+ * Who asked for a folded operator request and where it sits in the run's control stream; a
+ * request recorded before requests were folded has neither.
+ */
+function requestFields(data: { controlVersion?: number; requestedBy?: { kind: string; id: string } }): { [key: string]: JsonValue } {
+  return { ...(data.requestedBy ? { requestedBy: data.requestedBy } : {}), ...(data.controlVersion ? { controlVersion: data.controlVersion } : {}) };
+}
+
+/**
  * A few fields that tell what happened, for a timeline line. Event data is redacted before it
  * is appended; this keeps only names, decisions, counts and bounded texts, never tool output,
  * arguments or model text.
@@ -110,9 +118,17 @@ export function summarizeRunEvent(event: DecodedEvent): { [key: string]: JsonVal
       return { deadline: (event.data as RunExecutionEventData<'run.timed_out'>).deadline };
     case 'run.cancelled':
     case 'run.revoked':
+      return { reason: short((event.data as { reason: string | null }).reason) };
     case 'run.stop_requested':
     case 'run.pause_requested':
-      return { reason: short((event.data as { reason: string | null }).reason) };
+    case 'run.revoke_requested':
+      return { reason: short((event.data as { reason: string | null }).reason), ...requestFields(event.data as IntakeEventData<'run.stop_requested'>) };
+    case 'run.resume_requested':
+      return requestFields(event.data as IntakeEventData<'run.resume_requested'>);
+    case 'run.migrated': {
+      const data = event.data as RunExecutionEventData<'run.migrated'>;
+      return { from: data.from.version, to: data.to.version, digest: data.to.digest, decisionsCompared: data.decisionsCompared, by: data.by };
+    }
     default:
       return {};
   }

@@ -60,6 +60,18 @@ describe(evolveRun.name, () => {
     expect(when(ended, 'run.stop_requested', { reason: 'late' })).toBe(ended);
   });
 
+  it('moves a waiting run to the version it migrated to, and leaves its state and wait as they were', () => {
+    const waiting = given(6);
+    const to = { version: 3, digest: 'c'.repeat(64), effectiveDigest: 'd'.repeat(64) };
+    const sut = when(waiting, 'run.migrated', { from: { version: 2, digest: 'a'.repeat(64), effectiveDigest: 'a'.repeat(64) }, to, decisionsCompared: 4, by: { kind: 'user', id: 'u1' } });
+    expect(sut).toMatchObject({ version: 3, state: 'waiting', phase: 'waiting', waiting_reason: 'approval', waiting_attention_id: 'att1' });
+  });
+
+  it('takes an event type it has no case for without failing or changing the run', () => {
+    const waiting = given(6);
+    expect(when(waiting, 'run.resume_requested', { controlVersion: 2, requestedBy: { kind: 'user', id: 'u1' } })).toMatchObject({ ...waiting, updated_at: expect.any(String) });
+  });
+
   it('changes nothing for an event of a run it never saw created', () => {
     expect(when(null, 'run.started', runHistory('run1')[2]!.data)).toBeNull();
   });

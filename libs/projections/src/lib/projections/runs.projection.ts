@@ -174,6 +174,10 @@ export function evolveRun(current: Row | null, event: DecodedEvent): Row | null 
       next['phase'] = 'waiting';
       break;
     }
+    case 'run.migrated':
+      // The run goes on under the version it moved to; the read model keeps only the number.
+      next['version'] = (event.data as RunExecutionEventData<'run.migrated'>).to.version;
+      break;
     case 'run.resumed':
       // An answered approval goes on to act on the call it held; a resumed pause plans again.
       next['phase'] = current['waiting_reason'] === 'approval' ? 'act' : 'plan';

@@ -14,14 +14,15 @@ import type { SseMessage } from '../../shared/sse';
 import { StateViewComponent } from '../../shared/state-view.component';
 import { describeEvent, mergeEvents, toRunEvent, totalCost, type RunEvent } from '../../shared/timeline';
 import type { EndRunResult, ReleaseRunResult, Run, RunSummary, RunSupervision } from './runs.api';
+import { RunMigrationComponent } from './run-migration.component';
 
 const POLL_MS = 2_000;
 
-/** One run: its state and summary, the live timeline, stop / pause / resume, and release or end while quarantined. */
+/** One run: its state and summary, the live timeline, stop / pause / resume, migrating a waiting run, and release or end while quarantined. */
 @Component({
   selector: 'pa-run',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [FormsModule, RouterLink, StateViewComponent, ProblemViewComponent, BadgeComponent],
+  imports: [FormsModule, RouterLink, StateViewComponent, ProblemViewComponent, BadgeComponent, RunMigrationComponent],
   styles: `
     ol.timeline { list-style: none; padding: 0; margin: 0; border-left: 3px solid var(--border); }
     ol.timeline li { margin: 0 0 0.6rem 0; padding: 0.4rem 0.75rem; position: relative; }
@@ -65,6 +66,9 @@ const POLL_MS = 2_000;
           </div>
         }
         <pa-problem [problem]="controlProblem()" />
+        @if (r.state === 'waiting' && session.can('deployment-control')) {
+          <pa-run-migration [run]="r" [workspaceId]="ws() ?? ''" (migrated)="onMigrated()" />
+        }
         @if (supervision.value(); as q) {
           @if (q.status === 'quarantined') {
             <section class="quarantine" aria-labelledby="quarantine-heading" data-testid="quarantine">
@@ -292,6 +296,11 @@ export class RunPage implements OnInit {
       if (this.active()) this.poll();
       else void this.settleSummary();
     }, POLL_MS);
+  }
+
+  /** The run moved to another version: its header, summary and the `run.migrated` line of its timeline. */
+  protected async onMigrated(): Promise<void> {
+    await Promise.all([this.run.reload(true), this.summary.reload(true), this.catchUp()]);
   }
 
   protected async control(action: 'stop' | 'pause' | 'resume'): Promise<void> {
