@@ -114,6 +114,7 @@ export class AppModule {
                 watchdogIntervalMs: env.PACKETAGENT_SUPERVISOR_WATCHDOG_INTERVAL_MS,
                 watchdogGraceMs: env.PACKETAGENT_SUPERVISOR_WATCHDOG_GRACE_MS,
                 stallTurns: env.PACKETAGENT_SUPERVISOR_STALL_TURNS,
+                payloadThresholdBytes: env.PACKETAGENT_SUPERVISOR_PAYLOAD_THRESHOLD_BYTES,
                 dataDir: env.PACKETAGENT_DATA_DIR,
                 ...(env.PACKETAGENT_FAULT_CRASH_AFTER ? { faults: new CrashAfterAppend(env.PACKETAGENT_FAULT_CRASH_AFTER) } : {}),
                 providerEnv: env.providerEnv,

@@ -39,6 +39,8 @@ export const EnvSchema = z.object({
   PACKETAGENT_SUPERVISOR_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
   /** How long a run may go without an owner before the watchdog counts it and wakes it, in milliseconds. */
   PACKETAGENT_SUPERVISOR_WATCHDOG_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Model transcripts, tool arguments and tool results larger than this are stored by reference (content-addressed), in bytes. */
+  PACKETAGENT_SUPERVISOR_PAYLOAD_THRESHOLD_BYTES: z.coerce.number().int().min(1_024).max(256 * 1_024).default(64 * 1_024),
   /** Model turns in a row without progress before a run ends failed(stalled). */
   PACKETAGENT_SUPERVISOR_STALL_TURNS: z.coerce.number().int().min(1).max(100).default(3),
   /**

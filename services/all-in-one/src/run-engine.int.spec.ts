@@ -1,5 +1,5 @@
 import { CommandBus } from '@packetagent/bus';
-import { MigrationCommands, TERMINAL_RUN_STATES, runControlStreamId, runStreamId } from '@packetagent/contracts';
+import { MigrationCommands, TERMINAL_RUN_STATES, runControlStreamId, runStreamId, verifyEvidenceBundle } from '@packetagent/contracts';
 import { eventually } from '@packetagent/testing';
 import { bearer } from './testing/app.testkit';
 import { RecordingServer, startExecutionApp, type ExecutionApp } from './testing/execution.testkit';
@@ -167,6 +167,39 @@ describe('run engine', () => {
     const runId = await env.startRun(deploymentId);
     await env.waitForState(runId, TERMINAL_RUN_STATES);
     await expect(migrate(runId, 1, true)).rejects.toMatchObject({ code: 'run_not_waiting' });
+  });
+
+  it('records a model turn of 6 MB (0.9 MB of text, a 5 MB tool argument) by reference: the run succeeds, its events stay small and read back whole, audit verify passes, and a tampered payload is reported with its digest', async () => {
+    const text = 'thinking '.repeat(100_000);
+    const body = 'b'.repeat(5 * 1024 * 1024);
+    env.writeScript('bulky', `contextWindow: 4000000\nturns:\n  - text: ${JSON.stringify(text)}\n    toolCalls: [{ name: http_fetch, arguments: { url: "${far.origin}/upload", method: POST, body: "${body}" } }]\n  - toolCalls: [${FINISH}]\n`);
+    const deploymentId = await env.deploy(worker('bulky', 'Do the task.', `[{ tool: http_fetch, verbs: [POST], resources: ["${far.origin}/*"], approval: never }]`));
+    const runId = await env.startRun(deploymentId);
+    const ended = await env.waitForState(runId, TERMINAL_RUN_STATES, 60_000);
+    expect({ ended, last: ended === 'succeeded' ? null : (await env.events(runId)).at(-1) }).toEqual({ ended: 'succeeded', last: null });
+    // The tool takes bodies up to 1 MiB: the call is answered with a correction, and the run goes on to finish.
+    const result = (await env.events(runId)).find((event) => event.type === 'run.tool_result');
+    expect(result?.data).toMatchObject({ ok: false, executed: false, summary: 'invalid arguments: correction sent' });
+    expect(far.requests.filter((request) => request.url === '/upload')).toEqual([]);
+
+    const { rows } = await env.sut.db.pool.query<{ type: string; bytes: number }>(`SELECT type, octet_length(data::text) AS bytes FROM events WHERE stream_id = $1`, [runStreamId(runId)]);
+    expect(Math.max(...rows.map((row) => row.bytes))).toBeLessThan(64 * 1024);
+    const page = await env.sut.request<{ items: Array<{ type: string; data: { text?: string; toolCalls?: Array<{ arguments: { body: string } }> } }> }>('GET', `/api/v1/workspaces/${env.ws}/runs/${runId}/events`, { headers: bearer(env.owner) });
+    const turn = page.body.items.find((item) => item.type === 'run.model_turn');
+    expect(turn?.data.text).toBe(text);
+    expect(turn?.data.toolCalls?.[0]?.arguments.body.length).toBe(body.length);
+
+    const verified = await env.sut.request<{ ok: boolean }>('GET', `/api/v1/workspaces/${env.ws}/audit/verify`, { headers: bearer(env.owner) });
+    expect(verified.body.ok).toBe(true);
+    const bundle = await env.sut.request('GET', `/api/v1/workspaces/${env.ws}/runs/${runId}/evidence`, { headers: bearer(env.owner) });
+    expect(verifyEvidenceBundle(bundle.body)).toMatchObject({ ok: true });
+    const digest = (await env.sut.db.pool.query<{ digest: string }>(`SELECT data->'text'->'$payload'->>'digest' AS digest FROM events WHERE stream_id = $1 AND type = 'run.model_turn'`, [runStreamId(runId)])).rows[0]!.digest;
+    await env.sut.db.pool.query(`ALTER TABLE eventstore.payloads DISABLE TRIGGER USER`);
+    await env.sut.db.pool.query(`UPDATE eventstore.payloads SET content = overlay(content placing convert_to('"T', 'UTF8') from 1 for 2) WHERE digest = $1`, [digest]);
+    await env.sut.db.pool.query(`ALTER TABLE eventstore.payloads ENABLE TRIGGER USER`);
+    const tampered = await env.sut.request<{ ok: boolean; breaks: Array<Record<string, unknown>> }>('GET', `/api/v1/workspaces/${env.ws}/audit/verify`, { headers: bearer(env.owner) });
+    expect(tampered.body.ok).toBe(false);
+    expect(JSON.stringify(tampered.body.breaks)).toContain(digest);
   });
 
   it('keeps a waiting run waiting when JetStream lost every message and the relay republished them: no claim, no event, and it finishes when approved', async () => {

@@ -32,6 +32,8 @@ export interface SupervisorModuleOptions {
   tools?: Partial<ToolsConfig>;
   /** Provider keys and endpoints (see libs/providers); process.env when absent. */
   providerEnv?: Record<string, string | undefined>;
+  /** Model transcripts, tool arguments and tool results larger than this go to the payload store by reference, in bytes. */
+  payloadThresholdBytes?: number;
   /** Test wiring only: told of every append, so a recovery test can kill the process at an exact point. */
   faults?: FaultPort;
   /** Providers and tools to use instead of the ones built from the environment (tests, embedding). */
@@ -53,6 +55,7 @@ export interface SupervisorOptions {
   compactAtRatio: number;
   tools: Partial<ToolsConfig>;
   faults: FaultPort | null;
+  payloadThresholdBytes: number;
   log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -70,6 +73,7 @@ export function resolveSupervisorOptions(options: SupervisorModuleOptions): Supe
     compactAtRatio: options.compactAtRatio ?? 0.8,
     tools: options.tools ?? {},
     faults: options.faults ?? null,
+    payloadThresholdBytes: options.payloadThresholdBytes ?? 64 * 1024,
     log: options.log ?? (() => undefined),
   };
 }

@@ -2,11 +2,11 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { BUS_TOPOLOGY, CommandBus, EVENT_REGISTRY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import { DomainError, PolicyCommands, type EventRegistry, type RunExecutionEventData } from '@packetagent/contracts';
-import { PostgresEventStore } from '@packetagent/eventstore';
+import { PayloadStore, PostgresEventStore } from '@packetagent/eventstore';
 import type { ProviderRouter, ResolvedModel } from '@packetagent/providers';
 import type { ToolRegistry } from '@packetagent/tools';
 import { RunClaims, type ReleaseStatus } from '../claims/run-claims';
-import { readVerified } from '../execution/adapters/store-run-stream';
+import { readRunHistory } from '../execution/adapters/store-run-stream';
 import { RunPinning } from './run-pinning';
 import { RunExecution, type DriveOutcome } from '../execution/run-execution';
 import { runPorts, type RunInfrastructure } from '../execution/run-ports';
@@ -48,6 +48,7 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
 
   constructor(
     private readonly store: PostgresEventStore,
+    private readonly payloads: PayloadStore,
     private readonly commands: CommandBus,
     @Inject(EVENT_REGISTRY) private readonly registry: EventRegistry,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
@@ -156,7 +157,7 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
   private async driveClaimed(runId: string, workspaceId: string, claim: number): Promise<Release> {
     let state: RunAggregate;
     try {
-      state = foldRun(runId, workspaceId, await readVerified(this.store, this.registry, `run-${runId}`, 1));
+      state = foldRun(runId, workspaceId, await readRunHistory(this.store, this.registry, this.payloads, { runId, workspaceId }, 1));
     } catch (error) {
       if (!(error instanceof UnreplayableRunError || error instanceof DomainError)) throw error;
       this.counters.quarantined += 1;
@@ -200,7 +201,7 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   private infrastructure(): RunInfrastructure {
-    return { store: this.store, registry: this.registry, commands: this.commands, router: this.router, tools: this.tools, options: this.options };
+    return { store: this.store, payloads: this.payloads, registry: this.registry, commands: this.commands, router: this.router, tools: this.tools, options: this.options };
   }
 
   /** A quarantined run waits for a person: it is put in the attention inbox with the reason. */

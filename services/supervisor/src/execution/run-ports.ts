@@ -1,6 +1,6 @@
 import type { CommandBus } from '@packetagent/bus';
 import type { EventRegistry } from '@packetagent/contracts';
-import type { PostgresEventStore } from '@packetagent/eventstore';
+import type { PayloadStore, PostgresEventStore } from '@packetagent/eventstore';
 import type { ProviderRouter, ResolvedModel } from '@packetagent/providers';
 import type { ToolRegistry } from '@packetagent/tools';
 import type { SupervisorOptions } from '../supervisor.options';
@@ -14,12 +14,16 @@ import type { RunPorts } from './ports';
 
 export interface RunInfrastructure {
   store: PostgresEventStore;
+  payloads: PayloadStore;
   registry: EventRegistry;
   commands: CommandBus;
   router: ProviderRouter;
   tools: ToolRegistry;
   options: SupervisorOptions;
 }
+
+/** What one run event may take inline: well under the store's per-event limit (512 KiB), with room for the envelope. */
+const EVENT_BUDGET_BYTES = 384 * 1024;
 
 /** The production ports of one run. */
 export function runPorts(run: { runId: string; workspaceId: string; effectiveDigest: string }, model: ResolvedModel, infra: RunInfrastructure): RunPorts {
@@ -29,7 +33,7 @@ export function runPorts(run: { runId: string; workspaceId: string; effectiveDig
     guard: new PolicyGuard(infra.commands, run),
     budget: new LedgerBudget(infra.commands, run, options.log),
     effects: new RegistryEffects(infra.tools, run, options.dataDir),
-    stream: new StoreRunStream(infra.store, infra.registry, run),
+    stream: new StoreRunStream(infra.store, infra.registry, infra.payloads, run, { thresholdBytes: options.payloadThresholdBytes, eventBudgetBytes: EVENT_BUDGET_BYTES }),
     timers: new SchedulerTimers(infra.commands, run),
     faults: options.faults,
     now: () => new Date(),

@@ -11,10 +11,10 @@ import {
   type RunExecutionEventData,
   type RunMigrationResult,
 } from '@packetagent/contracts';
-import { PostgresEventStore } from '@packetagent/eventstore';
+import { PayloadStore, PostgresEventStore } from '@packetagent/eventstore';
 import { RunClaims } from '../claims/run-claims';
 import { RunPinning } from '../engine/run-pinning';
-import { readVerified } from '../execution/adapters/store-run-stream';
+import { readRunHistory } from '../execution/adapters/store-run-stream';
 import { SUPERVISOR_ACTOR } from '../execution/supervisor-actor';
 import { shadowReplay } from '../run/run.migration';
 import { foldRun, type RunAggregate } from '../run/run.state';
@@ -47,6 +47,7 @@ export interface MigrateRun {
 export class MigrateRunUseCase {
   constructor(
     private readonly store: PostgresEventStore,
+    private readonly payloads: PayloadStore,
     @Inject(EVENT_REGISTRY) private readonly registry: EventRegistry,
     private readonly commands: CommandBus,
     private readonly claims: RunClaims,
@@ -91,7 +92,7 @@ export class MigrateRunUseCase {
   }
 
   private async read(command: { workspaceId: string; runId: string }): Promise<RunAggregate> {
-    const events = await readVerified(this.store, this.registry, runStreamId(command.runId), 1);
+    const events = await readRunHistory(this.store, this.registry, this.payloads, command, 1);
     if (events.length === 0 || events[0]!.workspaceId !== command.workspaceId) throw new MigrationError(MigrationErrorCodes.runNotFound, `no run ${command.runId} in this workspace`);
     return foldRun(command.runId, command.workspaceId, events);
   }
@@ -111,7 +112,7 @@ export class MigrateRunUseCase {
     if (claim.kind === 'finished') throw new MigrationError(MigrationErrorCodes.runNotWaiting, `run ${command.runId} is ${claim.status}`);
     let state: RunAggregate | null = null;
     try {
-      const events = await readVerified(this.store, this.registry, runStreamId(command.runId), 1);
+      const events = await readRunHistory(this.store, this.registry, this.payloads, command, 1);
       state = foldRun(command.runId, command.workspaceId, events);
       return await this.compareAndMove(command, events, state, to);
     } finally {

@@ -6,8 +6,6 @@ import type { DecisionOutcome, Phase, PinnedRun, PlanRequest, RunEmit, RunIntent
 import { estimateTokens, requestMessages, systemPrompt } from './run.prompt';
 import { messagesToDrop, type EffectRecord, type PendingCall, type RunAggregate } from './run.state';
 
-const RESULT_OUTPUT_CHARS = 32 * 1024;
-
 /**
  * The run's next move, from its folded state alone: pure, so the same history always decides
  * the same, a recovered run continues where it stopped, and a waiting run can be replayed in
@@ -322,13 +320,8 @@ function denied(state: RunAggregate, call: PendingCall, planned: PlannedCall, de
   return answerOutcome(state, call, { ok: false, output, summary: `denied: ${code}` }, false, [...resumed, decided]);
 }
 
-function bounded(value: JsonValue): JsonValue {
-  const text = typeof value === 'string' ? value : canonicalJson(value);
-  return text.length <= RESULT_OUTPUT_CHARS ? value : `${text.slice(0, RESULT_OUTPUT_CHARS)}… [truncated ${text.length - RESULT_OUTPUT_CHARS} characters]`;
-}
-
 function resultEvent(call: PendingCall, tool: string, outcome: Pick<ToolOutcome, 'ok' | 'output' | 'summary'>, executed: boolean): RunEmit {
-  return { type: 'run.tool_result', data: { callId: call.callId, tool, ok: outcome.ok, output: bounded(outcome.output), summary: outcome.summary.slice(0, 1_000), executed } };
+  return { type: 'run.tool_result', data: { callId: call.callId, tool, ok: outcome.ok, output: outcome.output, summary: outcome.summary.slice(0, 1_000), executed } };
 }
 
 /** The result of the last pending call closes the act phase: it carries a checkpoint. */

@@ -139,6 +139,14 @@ export function stateDigest(state: RunAggregate): string {
 /** The checkpoint chain link; evidence bundles verify it with the same function. */
 export const checkpointDigest = checkpointChainDigest;
 
+/** Characters of one tool result the model is shown; the record keeps the whole result (large ones by reference). */
+export const RESULT_OUTPUT_CHARS = 32 * 1024;
+
+export function resultForModel(output: JsonValue): string {
+  const text = typeof output === 'string' ? output : canonicalJson(output);
+  return text.length <= RESULT_OUTPUT_CHARS ? text : `${text.slice(0, RESULT_OUTPUT_CHARS)}… [truncated ${text.length - RESULT_OUTPUT_CHARS} characters]`;
+}
+
 function finishTurnIfAnswered(state: RunAggregate): void {
   if (state.pending.length > 0 || state.results.length === 0) return;
   state.messages.push({ role: 'tool', results: state.results });
@@ -285,7 +293,7 @@ function applyEvent(state: RunAggregate, event: DecodedEvent): void {
       const index = state.pending.findIndex((call) => call.callId === data.callId);
       if (index < 0) throw new UnreplayableRunError(`a result for call ${data.callId}, which is not pending`);
       state.pending.splice(index, 1);
-      state.results.push({ callId: data.callId, name: data.tool, content: typeof data.output === 'string' ? data.output : canonicalJson(data.output), isError: !data.ok });
+      state.results.push({ callId: data.callId, name: data.tool, content: resultForModel(data.output as JsonValue), isError: !data.ok });
       if (data.executed) {
         state.toolCalls += 1;
         if (data.ok) state.stalledTurns = 0;

@@ -1,5 +1,6 @@
-import { computeEventDigest, type DecodedEvent, type EventRegistry } from '@packetagent/contracts';
-import type { PostgresEventStore } from '@packetagent/eventstore';
+import { computeEventDigest, runControlStreamId, runStreamId, type DecodedEvent, type EventRegistry } from '@packetagent/contracts';
+import type { PayloadStore, PostgresEventStore } from '@packetagent/eventstore';
+import { externalizePayloads, resolveRunPayloads } from './run-payloads';
 import { UnreplayableRunError } from '../../run/run.state';
 import type { NewRunEvent, RunStreamPort } from '../ports';
 import { SUPERVISOR_ACTOR } from '../supervisor-actor';
@@ -21,28 +22,34 @@ export async function readVerified(store: PostgresEventStore, registry: EventReg
   });
 }
 
-/** `run-<id>` and `runctl-<id>` in the Postgres event store. */
+/** A run's history as the decider folds it: verified, decoded, and with its payloads resolved and verified. */
+export async function readRunHistory(store: PostgresEventStore, registry: EventRegistry, payloads: PayloadStore, run: { runId: string; workspaceId: string }, fromVersion: number): Promise<DecodedEvent[]> {
+  return resolveRunPayloads(payloads, run.workspaceId, await readVerified(store, registry, runStreamId(run.runId), fromVersion));
+}
+
+/** `run-<id>` and `runctl-<id>` in the Postgres event store, large fields in the payload store. */
 export class StoreRunStream implements RunStreamPort {
   constructor(
     private readonly store: PostgresEventStore,
     private readonly registry: EventRegistry,
+    private readonly payloads: PayloadStore,
     private readonly run: { runId: string; workspaceId: string },
+    private readonly limits: { thresholdBytes: number; eventBudgetBytes: number },
   ) {}
 
   read(fromVersion: number): Promise<DecodedEvent[]> {
-    return readVerified(this.store, this.registry, `run-${this.run.runId}`, fromVersion);
+    return readRunHistory(this.store, this.registry, this.payloads, this.run, fromVersion);
   }
 
   async append(expectedVersion: number, events: NewRunEvent[]): Promise<void> {
-    await this.store.append(
-      `run-${this.run.runId}`,
-      expectedVersion,
-      events.map((event) => ({ id: event.id, type: event.type, data: event.data, actor: SUPERVISOR_ACTOR })),
-      { workspaceId: this.run.workspaceId },
-    );
+    const stored = [];
+    for (const event of events) {
+      stored.push({ id: event.id, type: event.type, data: await externalizePayloads(this.payloads, this.run.workspaceId, event, this.limits), actor: SUPERVISOR_ACTOR });
+    }
+    await this.store.append(runStreamId(this.run.runId), expectedVersion, stored, { workspaceId: this.run.workspaceId });
   }
 
   readControls(fromVersion: number): Promise<DecodedEvent[]> {
-    return readVerified(this.store, this.registry, `runctl-${this.run.runId}`, fromVersion);
+    return readVerified(this.store, this.registry, runControlStreamId(this.run.runId), fromVersion);
   }
 }
