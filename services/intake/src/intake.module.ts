@@ -4,6 +4,7 @@ import { registerIntakeEvents, registerRunExecutionEvents, type EventRegistry } 
 import { IngestAlertsUseCase } from './alerts/ingest-alerts';
 import { ControlDeploymentUseCase } from './deployments/usecases/control-deployment';
 import { CreateDeploymentUseCase } from './deployments/usecases/create-deployment';
+import { EffectiveDefinitionStore } from './deployments/effective-definition-store';
 import { ReadDeploymentsUseCase } from './deployments/usecases/read-deployments';
 import { IntakeCommandHandlers } from './intake.handlers';
 import { QueueTriggerConsumer } from './queue/queue-trigger.consumer';
@@ -47,6 +48,7 @@ export class IntakeModule {
         CreateVersionUseCase,
         ReadWorkersUseCase,
         CreateDeploymentUseCase,
+        EffectiveDefinitionStore,
         ControlDeploymentUseCase,
         ReadDeploymentsUseCase,
         ActivateUseCase,

@@ -5,11 +5,13 @@ import {
   DomainError,
   IntakeCommands,
   narrowDefinition,
+  parsePayload,
   validateWorkerDefinition,
   type JsonValue,
   type RunPin,
   type WorkerDefinition,
 } from '@packetagent/contracts';
+import { PayloadNotFoundError, PayloadStore } from '@packetagent/eventstore';
 import { withRetries } from './retry';
 
 export class DefinitionMismatchError extends DomainError {
@@ -27,12 +29,36 @@ const CACHE_LIMIT = 256;
 export class RunDefinitions {
   private readonly cache = new Map<string, WorkerDefinition>();
 
-  constructor(private readonly commands: CommandBus) {}
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly payloads: PayloadStore,
+  ) {}
 
+  /**
+   * One verified read of the payload store, where intake keeps every deployment's effective
+   * definition under its digest; a deployment made before it did is asked of intake (and kept).
+   */
   async load(workspaceId: string, pin: RunPin, signal: AbortSignal): Promise<WorkerDefinition> {
     const key = `${workspaceId}:${pin.deploymentId}:${pin.effectiveDigest}`;
     const cached = this.cache.get(key);
     if (cached) return cached;
+    const effective = (await this.stored(workspaceId, pin.effectiveDigest)) ?? (await this.fromIntake(workspaceId, pin, signal));
+    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, effective);
+    return effective;
+  }
+
+  private async stored(workspaceId: string, effectiveDigest: string): Promise<WorkerDefinition | null> {
+    try {
+      // Content-addressed: what comes back hashes to the pin, or the read fails.
+      return validateWorkerDefinition(parsePayload(await this.payloads.get(workspaceId, effectiveDigest)));
+    } catch (error) {
+      if (error instanceof PayloadNotFoundError) return null;
+      throw error;
+    }
+  }
+
+  private async fromIntake(workspaceId: string, pin: RunPin, signal: AbortSignal): Promise<WorkerDefinition> {
     const [version, deployment] = await Promise.all([
       withRetries(() => this.commands.request(IntakeCommands.getVersion, { workspaceId, workerId: pin.workerId, version: pin.version }), signal),
       withRetries(() => this.commands.request(IntakeCommands.getDeployment, { workspaceId, deploymentId: pin.deploymentId }), signal),
@@ -45,8 +71,7 @@ export class RunDefinitions {
     if (digest !== pin.effectiveDigest) {
       throw new DefinitionMismatchError(`the effective definition hashes to ${digest}, the run was admitted with ${pin.effectiveDigest}`);
     }
-    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(key, effective);
+    await this.payloads.putJson(workspaceId, effective as unknown as JsonValue);
     return effective;
   }
 

@@ -9,6 +9,7 @@ import { RunAdmission } from '../../runs/run-admission';
 import { decideDeployment, evolveDeployment, type DeploymentCommand, type DeploymentEvent } from '../deployment.decider';
 import { deploymentView, lockDeployment, type DeploymentRow } from '../deployment.rows';
 import { effectiveLimits, effectiveVersion, triggerBindings, type EffectiveVersion } from '../effective-version';
+import { EffectiveDefinitionStore } from '../effective-definition-store';
 import { deactivateTriggers, syncTriggers } from '../trigger-table';
 
 export interface ControlDeployment {
@@ -28,6 +29,7 @@ export class ControlDeploymentUseCase {
   constructor(
     private readonly store: PostgresEventStore,
     private readonly admission: RunAdmission,
+    private readonly definitions: EffectiveDefinitionStore,
   ) {}
 
   async execute(command: ControlDeployment): Promise<Result> {
@@ -77,6 +79,7 @@ export class ControlDeploymentUseCase {
         return { decision: { type: 'revoke', reason: command.reason ?? 'revoked by an operator' } };
       case 'rollback': {
         const target = await effectiveVersion(client, { workspaceId: row.workspace_id, workerId: row.worker_id, version: command.version }, row.overrides);
+        await this.definitions.keep(row.workspace_id, target.effective, target.effectiveDigest);
         return {
           rollbackTarget: target,
           decision: {

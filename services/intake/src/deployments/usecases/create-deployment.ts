@@ -5,6 +5,7 @@ import { NotFoundError } from '../../shared/errors';
 import { newId, Streams } from '../../shared/ids';
 import { deploymentView, type DeploymentRow } from '../deployment.rows';
 import { effectiveLimits, effectiveVersion, triggerBindings } from '../effective-version';
+import { EffectiveDefinitionStore } from '../effective-definition-store';
 import { syncTriggers } from '../trigger-table';
 
 export interface CreateDeployment {
@@ -20,6 +21,7 @@ export interface CreateDeployment {
 export class CreateDeploymentUseCase {
   constructor(
     private readonly store: PostgresEventStore,
+    private readonly definitions: EffectiveDefinitionStore,
   ) {}
 
   async execute(command: CreateDeployment): Promise<DeploymentView & { webhooks: { triggerId: string; secret: string }[] }> {
@@ -31,6 +33,7 @@ export class CreateDeploymentUseCase {
       const workerName = worker.rows[0]?.name;
       if (!workerName) throw new NotFoundError('worker', command.workerId);
       const pinned = await effectiveVersion(client, command, command.overrides);
+      await this.definitions.keep(command.workspaceId, pinned.effective, pinned.effectiveDigest);
       const id = newId();
       const bindings = triggerBindings(id, pinned.effective);
       const maxConcurrentRuns = pinned.effective.bounds.maxConcurrentRuns;
