@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { BUS_TOPOLOGY, CommandBus, EVENT_REGISTRY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
-import { DomainError, PolicyCommands, type EventRegistry, type RunExecutionEventData } from '@packetagent/contracts';
+import { DomainError, PolicyCommands, runStreamId, type EventRegistry, type RunExecutionEventData } from '@packetagent/contracts';
 import { PayloadStore, PostgresEventStore } from '@packetagent/eventstore';
 import type { ProviderRouter, ResolvedModel } from '@packetagent/providers';
 import type { ToolRegistry } from '@packetagent/tools';
@@ -179,7 +179,7 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
         reason: error instanceof DomainError && /provider|model/.test(error.code) ? 'model_error' : reason,
         detail: (error instanceof Error ? error.message : String(error)).slice(0, 2_000),
       };
-      await this.store.append(`run-${runId}`, state.version, [{ type: 'run.failed', data, actor: SUPERVISOR_ACTOR }], { workspaceId });
+      await this.store.append(runStreamId(runId), state.version, [{ type: 'run.failed', data, actor: SUPERVISOR_ACTOR }], { workspaceId });
       return { status: 'terminal' };
     }
 

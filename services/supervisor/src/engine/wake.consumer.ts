@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus, OnEvent, type HandlerContext } from '@packetagent/bus';
-import { PolicyCommands, RUN_WALL_TIME_PURPOSE, type DecodedEvent, type SchedulerEventData } from '@packetagent/contracts';
+import { PolicyCommands, RUN_WALL_TIME_PURPOSE, runControlStreamId, runIdFromStream, type DecodedEvent, type SchedulerEventData } from '@packetagent/contracts';
 import { SupervisorEngine } from './supervisor-engine';
 
 /** Events of the run's own stream after which it has something to do. Operator requests come through the control stream. */
@@ -26,14 +26,15 @@ export class WakeConsumer {
   @OnEvent({ durable: 'supervisor-runs', filter: '*.run.>', ackWaitMs: 30_000, maxAckPending: 128, concurrency: 128 })
   async onRunEvent(event: DecodedEvent, context: HandlerContext): Promise<void> {
     if (!RUN_WAKES.has(event.type)) return;
-    await this.wake(event.stream.slice('run-'.length), event.workspaceId, context);
+    const runId = runIdFromStream(event.stream);
+    if (runId) await this.wake(runId, event.workspaceId, context);
   }
 
   /** Operator requests, on one path: folded by whichever replica drives the run, or by the next claim. */
   @OnEvent({ durable: 'supervisor-controls', filter: '*.runctl.>', ackWaitMs: 30_000, maxAckPending: 128, concurrency: 64 })
   async onControlRequest(event: DecodedEvent, context: HandlerContext): Promise<void> {
     if (!CONTROL_REQUESTS.has(event.type)) return;
-    const runId = event.stream.slice('runctl-'.length);
+    const runId = event.stream.slice(runControlStreamId('').length);
     if ((await this.engine.control(runId, event.workspaceId, event.streamVersion)) === 'busy') context.defer(HELD_RETRY_MS);
   }
 

@@ -1,19 +1,20 @@
-import { computeEventDigest, runControlStreamId, runStreamId, type DecodedEvent, type EventRegistry } from '@packetagent/contracts';
+import { assertChain, ChainBrokenError, runControlStreamId, runStreamId, type DecodedEvent, type EventRegistry } from '@packetagent/contracts';
 import type { PayloadStore, PostgresEventStore } from '@packetagent/eventstore';
 import { externalizePayloads, resolveRunPayloads } from './run-payloads';
 import { UnreplayableRunError } from '../../run/run.state';
 import type { NewRunEvent, RunStreamPort } from '../ports';
 import { SUPERVISOR_ACTOR } from '../supervisor-actor';
 
-/** Reads a stream's events from `fromVersion`, each checked against its digest and link, and decoded. */
+/** Reads a stream's events from `fromVersion`, each checked against its digest and its link to the one before, and decoded. */
 export async function readVerified(store: PostgresEventStore, registry: EventRegistry, stream: string, fromVersion: number): Promise<DecodedEvent[]> {
   const envelopes = await store.readStream(stream, { fromVersion });
-  let previous: string | null | undefined;
+  try {
+    assertChain(envelopes, fromVersion === 1 ? undefined : { streamVersion: fromVersion - 1 });
+  } catch (error) {
+    if (error instanceof ChainBrokenError) throw new UnreplayableRunError(`${stream}: ${error.message}`);
+    throw error;
+  }
   return envelopes.map((envelope) => {
-    const { globalPosition: _position, digest, ...content } = envelope;
-    if (computeEventDigest(content) !== digest) throw new UnreplayableRunError(`event at version ${envelope.streamVersion} of ${stream} does not match its digest`);
-    if (previous !== undefined && envelope.prevDigest !== previous) throw new UnreplayableRunError(`event at version ${envelope.streamVersion} of ${stream} does not link to the one before it`);
-    previous = digest;
     try {
       return registry.decode(envelope);
     } catch (error) {

@@ -1,10 +1,10 @@
-import type { RunSupervision, SupervisionStatus } from '@packetagent/contracts';
+import { runStreamId, type RunSupervision, type SupervisionStatus } from '@packetagent/contracts';
 import type { Pool, PoolClient } from 'pg';
 import { RunNotFoundError, RunNotQuarantinedError } from './quarantine.errors';
 
 type Queryable = Pick<Pool | PoolClient, 'query'>;
 
-export const runStream = (runId: string): string => `run-${runId}`;
+export const runStream = runStreamId;
 
 export interface SupervisionRow {
   run_id: string;

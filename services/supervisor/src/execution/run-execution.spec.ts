@@ -1,0 +1,119 @@
+import type { AuthorizeResult } from '@packetagent/contracts';
+import { EventTooLargeError } from '@packetagent/eventstore';
+import { foldRun } from '../run/run.state';
+import { AnsweringGuard, CountingFaults, LimitedBudget, MemoryRunStream, memoryPorts, RecordedTimers, RecordingEffects, ScriptedModel } from '../testing/in-memory-ports';
+import { admitted, pinnedRun } from '../testing/run-scenario';
+import { RunExecution } from './run-execution';
+
+const allow: AuthorizeResult = { decision: 'allow', reason: { code: 'granted', text: 'granted' } };
+const approval: AuthorizeResult = { decision: 'approval_required', reason: { code: 'approval_required', text: 'always' }, approvalId: 'att1' };
+const finish = { id: 'f', name: 'finish', arguments: { summary: 'done', criteria: [{ criterion: 'every release item has evidence', met: true }] }, rawArguments: '' };
+const post = (id = 'p1') => ({ id, name: 'slack_post', arguments: { channel: '#releases', text: 'Missing: item 3', credential: 'slack_release_channel' }, rawArguments: '' });
+const fetchCall = { id: 'g1', name: 'http_fetch', arguments: { url: 'https://ci.example.com/releases/1' }, rawArguments: '' };
+
+function setUp(parts: { turns: ConstructorParameters<typeof ScriptedModel>[0]; answer?: (tool: string) => AuthorizeResult; free?: boolean; refuse?: string[] }) {
+  const stream = new MemoryRunStream([admitted() as { type: string; data: unknown }]);
+  const model = new ScriptedModel(parts.turns, parts.free ?? true);
+  const guard = new AnsweringGuard((planned) => (parts.answer ?? (() => allow))(planned.tool));
+  const budget = new LimitedBudget(new Set(parts.refuse ?? []));
+  const effects = new RecordingEffects((planned) => (planned.tool === 'slack_post' && stream.controls.length > 0 ? 'hang' : { ok: true, output: `${planned.tool} ok`, summary: 'ok' }));
+  const timers = new RecordedTimers();
+  const faults = new CountingFaults();
+  const ports = memoryPorts({ stream, model, guard, budget, effects, timers, faults });
+  const drive = (claim = 1) => new RunExecution(ports, foldRun('run1', 'ws1', stream.events), pinnedRun(), { replica: `r${claim}`, claim });
+  return { stream, model, guard, budget, effects, timers, faults, drive };
+}
+
+describe(RunExecution.name, () => {
+  it('drives a run to succeeded: claim and start first, each turn and call recorded, the effect between its receipts, the timer set and cancelled', async () => {
+    const sut = setUp({ turns: [{ toolCalls: [fetchCall] }, { toolCalls: [post()] }, { toolCalls: [finish] }] });
+
+    expect(await sut.drive().drive()).toEqual({ status: 'terminal' });
+
+    expect(sut.stream.types()).toEqual([
+      'run.admitted', 'run.claimed', 'run.started', 'run.criteria_set',
+      'run.model_turn', 'run.checkpoint', 'run.tool_decided', 'run.tool_result', 'run.checkpoint',
+      'run.model_turn', 'run.checkpoint', 'run.tool_decided', 'effect.prepared', 'effect.completed', 'run.tool_result', 'run.checkpoint',
+      'run.model_turn', 'run.checkpoint', 'run.tool_result', 'run.succeeded',
+    ]);
+    expect(sut.effects.calls).toEqual([{ tool: 'http_fetch', idempotencyKey: 'run1:g1' }, { tool: 'slack_post', idempotencyKey: 'run1:p1' }]);
+    expect(sut.budget.reserved).toEqual(['action:p1']);
+    expect(sut.budget.settled).toEqual(['res-action:p1']);
+    expect(sut.timers.set).toHaveLength(1);
+    expect(sut.timers.cancelled).toBe(1);
+    expect(sut.faults.appended).toEqual(sut.stream.types().slice(1));
+  });
+
+  it('parks on an approval, and a second wake with the approval still open appends nothing, not even its claim', async () => {
+    const sut = setUp({ turns: [{ toolCalls: [post()] }], answer: (tool) => (tool === 'slack_post' ? approval : allow) });
+    expect(await sut.drive().drive()).toEqual({ status: 'waiting', waitingOn: 'att1' });
+    const parked = sut.stream.types();
+    expect(parked.slice(-2)).toEqual(['run.tool_decided', 'run.waiting']);
+
+    expect(await sut.drive(2).drive()).toEqual({ status: 'waiting', waitingOn: 'att1' });
+    expect(sut.stream.types()).toEqual(parked);
+    expect(sut.effects.calls).toEqual([]);
+  });
+
+  it('goes on where it was once approved, and the next claim is recorded with the first append', async () => {
+    let answer = approval;
+    const sut = setUp({ turns: [{ toolCalls: [post()] }, { toolCalls: [finish] }], answer: (tool) => (tool === 'slack_post' ? answer : allow) });
+    await sut.drive().drive();
+    const before = sut.stream.events.length;
+    answer = { decision: 'allow', reason: { code: 'approved_once', text: 'approved' } };
+    expect(await sut.drive(2).drive()).toEqual({ status: 'terminal' });
+    expect(sut.stream.types().slice(before, before + 3)).toEqual(['run.claimed', 'run.resumed', 'run.tool_decided']);
+    expect(sut.stream.types().at(-1)).toBe('run.succeeded');
+  });
+
+  it('cuts a call in flight for a stop in the control stream, records its outcome as unknown and ends cancelled', async () => {
+    const sut = setUp({ turns: [{ toolCalls: [post()] }] });
+    const execution = sut.drive();
+    // The request lands while the post is in flight, as the control consumer would deliver it.
+    sut.effects.onCall = () => {
+      sut.stream.requestControl('run.stop_requested', { reason: 'enough' });
+      queueMicrotask(() => execution.interrupt('control'));
+    };
+
+    expect(await execution.drive()).toEqual({ status: 'terminal' });
+    const events = sut.stream.events;
+    expect(events.find((event) => event.type === 'effect.failed')?.data).toMatchObject({ outcomeKnown: false, error: { code: 'interrupted' } });
+    expect(events.find((event) => event.type === 'run.stop_requested')?.data).toEqual({ reason: 'enough', controlVersion: 1, requestedBy: { kind: 'user', id: 'operator' } });
+    expect(events.at(-1)).toMatchObject({ type: 'run.cancelled', data: { reason: 'enough' } });
+    expect(sut.budget.released).toEqual(['res-action:p1']);
+  });
+
+  it('folds each control request once, however often it is woken', async () => {
+    const sut = setUp({ turns: [{ toolCalls: [post()] }], answer: () => approval });
+    sut.stream.requestControl('run.pause_requested', { reason: null });
+    await sut.drive().drive();
+    await sut.drive(2).drive();
+    expect(sut.stream.types().filter((type) => type === 'run.pause_requested')).toHaveLength(1);
+    expect(sut.stream.types().at(-1)).toBe('run.waiting');
+  });
+
+  it('ends budget_exhausted when the model call does not fit, having called nothing', async () => {
+    const sut = setUp({ turns: [{ toolCalls: [finish] }], free: false, refuse: ['usd'] });
+    expect(await sut.drive().drive()).toEqual({ status: 'terminal' });
+    expect(sut.stream.types().at(-1)).toBe('run.budget_exhausted');
+    expect(sut.model.requests).toEqual([]);
+  });
+
+  it('stops at once when another writer appended after its claim', async () => {
+    const sut = setUp({ turns: [{ toolCalls: [fetchCall] }, { toolCalls: [finish] }] });
+    const execution = sut.drive();
+    sut.effects.onCall = () => sut.stream.appendAsOther('run.claimed', { replica: 'other', claim: 2, fromCheckpoint: null });
+    const outcome = await execution.drive();
+    expect(outcome).toMatchObject({ status: 'interrupted', reason: expect.stringContaining('another writer') });
+    expect(sut.stream.types().at(-1)).toBe('run.claimed');
+  });
+
+  it('ends abandoned(unrecordable), with attention, when a step cannot be recorded', async () => {
+    const sut = setUp({ turns: [{ toolCalls: [fetchCall] }] });
+    const execution = sut.drive();
+    sut.effects.onCall = () => (sut.stream.failNextAppend = new EventTooLargeError(0, 600_000, 524_288));
+    expect(await execution.drive()).toEqual({ status: 'terminal' });
+    expect(sut.stream.events.at(-1)).toMatchObject({ type: 'run.abandoned', data: { cause: 'unrecordable' } });
+    expect(sut.guard.raised).toMatchObject([{ kind: 'run_unrecordable' }]);
+  });
+});
