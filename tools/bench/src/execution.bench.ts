@@ -10,6 +10,9 @@ import { createTestDatabase, eventually, type TestDatabase } from '@packetagent/
 import { closedLoop, expectStatus, firstRunSetup, relayIdle, request, spawnApp, startInfrastructure, type AppProcess } from './app-process';
 import { combineCpu, cpuWithServersFrom, type CpuWithServers } from './server-cpu';
 import { enableWalInspect, walFlushed, walWrites, type WalWrites } from './wal-writes';
+import { countWindow, runMarks, type HopWindow, type RunMarks } from './hops';
+import { startNatsTap } from './nats-tap';
+import { startPgProxy } from './pg-proxy';
 import { now, sleep, summarise, type Summary } from './stats';
 
 export interface RecoverySetting {
@@ -41,6 +44,12 @@ export interface ExecutionOptions {
   throughput: { clients: number; warmup: number; runs: number; oneAtATime: number; baselineJobs: number };
   /** A run held mid model call by a process that is SIGKILLed, `repeats` times per setting. */
   recovery: { repeats: number; settings: RecoverySetting[] };
+  /**
+   * No-op runs one at a time on one app process whose Postgres connections go through a proxy:
+   * `runs` per pricing on a deployment the process has run before, `newDeploymentRuns` per
+   * pricing each on a deployment of its own, after `warmupRuns`.
+   */
+  claimToModel: { warmupRuns: number; runs: number; newDeploymentRuns: number };
 }
 
 /** A summary with the mean, which keeps sub-millisecond detail that millisecond timestamps lose in percentiles. */
@@ -147,9 +156,30 @@ export interface RecoveryResults extends RecoverySetting {
   processStartMs: Summary;
 }
 
+/** The SQL statements and NATS messages of no-op runs alone, from the claim to the first model call. */
+export interface ClaimToModelVariant {
+  pricing: Pricing;
+  /** `seen`: a deployment this process has run before (its effective definition cached); `new`: the deployment's first run. */
+  deployment: 'seen' | 'new';
+  runs: number;
+  /** From the append of run.claimed. */
+  fromClaim: HopWindow;
+  /** From the claim's INSERT INTO supervisor.runs (right after the JetStream delivery of run.admitted). */
+  fromWake: HopWindow;
+  marks: RunMarks[];
+}
+
+export interface ClaimToModelResults {
+  variants: ClaimToModelVariant[];
+  /** Everything the proxy and the tap saw during the part, for scale. */
+  statementsSeen: number;
+  messagesSeen: number;
+}
+
 export interface ExecutionResults {
   steps: StepResults;
   throughput: ThroughputResults;
+  claimToModel: ClaimToModelResults;
   recovery: RecoveryResults[];
 }
 
@@ -773,7 +803,93 @@ async function benchGraphileThroughput(options: ExecutionOptions['throughput']):
 }
 
 // ---------------------------------------------------------------------------------------------
-// 3. Recovery after SIGKILL of the process holding a run mid model call.
+// 3. From the claim to the first model call: the SQL statements and NATS messages on the way.
+
+/**
+ * No-op runs alone on one app process whose every Postgres connection goes through a proxy in
+ * this process, with the bus prefix's command, JetStream and event subjects tapped. Between
+ * runs the relay and the projector are let finish, so each run's windows hold its own work (and
+ * whatever timer of the app fell into them).
+ */
+export async function benchClaimToModel(options: ExecutionOptions['claimToModel']): Promise<ClaimToModelResults> {
+  const infra = await startInfrastructure();
+  const proxy = await startPgProxy(infra.db.url);
+  const tap = await startNatsTap(infra.bus.nc, infra.bus.prefix);
+  let app: AppProcess | null = null;
+  let ends: RunEnds | null = null;
+  try {
+    return await withScriptsDir(async (scripts) => {
+      app = await spawnApp(infra, 'the app (behind a Postgres proxy)', { PACKETAGENT_SCRIPTS_DIR: scripts, PACKETAGENT_DATABASE_URL: proxy.url });
+      const owner = { baseUrl: app.baseUrl, ...(await firstRunSetup(app.baseUrl, infra.setupToken)) };
+      const seen = {} as Record<Pricing, string>;
+      const fresh = {} as Record<Pricing, string[]>;
+      for (const pricing of ['free', 'priced'] as const) {
+        writeScript(scripts, `bench-hops-${pricing}`, [FINISH_TURN], pricing);
+        const [first, ...rest] = await deploy(owner, `bench-hops-${pricing}`, 1 + options.newDeploymentRuns);
+        seen[pricing] = first!;
+        fresh[pricing] = rest;
+      }
+      const watcher = (ends = new RunEnds(infra.bus.nc, infra.bus.prefix, owner.workspaceId));
+      await watcher.ready();
+      const running = app as AppProcess;
+      const oneRun = async (deploymentId: string): Promise<string> => {
+        await settle(infra.db, [running]);
+        const runId = await startRun(owner.baseUrl, owner, deploymentId);
+        const ended = await watcher.wait(runId);
+        if (ended !== 'run.succeeded') throw new Error(`run ${runId} ended ${ended}, expected run.succeeded`);
+        return runId;
+      };
+      for (let i = 0; i < options.warmupRuns; i++) for (const pricing of ['free', 'priced'] as const) await oneRun(seen[pricing]);
+
+      const measured: { pricing: Pricing; deployment: 'seen' | 'new'; runIds: string[] }[] = [];
+      for (const pricing of ['free', 'priced'] as const) {
+        const runIds: string[] = [];
+        for (let i = 0; i < options.runs; i++) runIds.push(await oneRun(seen[pricing]));
+        measured.push({ pricing, deployment: 'seen', runIds });
+      }
+      for (const pricing of ['free', 'priced'] as const) {
+        const runIds: string[] = [];
+        for (const deploymentId of fresh[pricing]) runIds.push(await oneRun(deploymentId));
+        measured.push({ pricing, deployment: 'new', runIds });
+      }
+      await settle(infra.db, [running]);
+
+      const allRuns = measured.flatMap((m) => m.runIds);
+      const { rows } = await infra.db.pool.query<{ stream_id: string; duration_ms: number }>(
+        `SELECT DISTINCT ON (stream_id) stream_id, (data->>'durationMs')::float8 AS duration_ms
+           FROM events WHERE stream_id = ANY($1) AND type = 'run.model_turn' ORDER BY stream_id, stream_version`,
+        [allRuns.map(runStreamId)],
+      );
+      const durationOf = new Map(rows.map((row) => [runIdFromStream(row.stream_id), row.duration_ms]));
+      const variants = measured.map(({ pricing, deployment, runIds }): ClaimToModelVariant => {
+        const marks = runIds.map((runId) => {
+          const durationMs = durationOf.get(runId);
+          if (durationMs === undefined) throw new Error(`run ${runId} has no run.model_turn`);
+          return runMarks(runId, pricing === 'priced', durationMs, proxy.statements, tap.messages, tap);
+        });
+        return {
+          pricing,
+          deployment,
+          runs: runIds.length,
+          fromClaim: countWindow(marks, (run) => run.claimAt, proxy.statements, tap.messages, tap),
+          fromWake: countWindow(marks, (run) => run.wakeAt, proxy.statements, tap.messages, tap),
+          marks,
+        };
+      });
+      if (process.env['HOPS_DUMP']) writeFileSync(process.env['HOPS_DUMP'], JSON.stringify({ statements: proxy.statements.map((st) => ({ ...st, params: st.params.map((p) => p?.slice(0, 300) ?? null) })), messages: tap.messages, variants })); // TEMP
+      return { variants, statementsSeen: proxy.statements.length, messagesSeen: tap.messages.length };
+    });
+  } finally {
+    (ends as RunEnds | null)?.close();
+    await (app as AppProcess | null)?.stop();
+    tap.close();
+    await proxy.close();
+    await infra.cleanup();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Recovery after SIGKILL of the process holding a run mid model call.
 
 const HOLD_MS = 60_000;
 /** Steps of (k * GOLDEN) % 1 spread evenly over [0, 1) whatever the number of rounds, and apart from (k + 0.5) / n. */
@@ -906,7 +1022,8 @@ export async function benchExecution(options: ExecutionOptions): Promise<Executi
   const steps = await benchSteps(options.steps);
   const ours = await benchOursThroughput(options.throughput);
   const baseline = await benchGraphileThroughput(options.throughput);
+  const claimToModel = await benchClaimToModel(options.claimToModel);
   const recovery: RecoveryResults[] = [];
   for (const setting of options.recovery.settings) recovery.push(await benchRecovery(setting, options.recovery.repeats));
-  return { steps, throughput: { ours, baseline }, recovery };
+  return { steps, throughput: { ours, baseline }, claimToModel, recovery };
 }

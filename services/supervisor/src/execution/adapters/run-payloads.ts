@@ -42,9 +42,13 @@ export async function externalizePayloads(
     .filter((entry): entry is { slot: Slot; value: JsonValue } => entry.value !== undefined && entry.value !== null && !isPayloadRef(entry.value))
     .map((entry) => ({ ...entry, size: sizeOf(entry.value) }))
     .sort((a, b) => b.size - a.size);
+  if (slots.length === 0 || (slots[0]!.size <= limits.thresholdBytes && sizeOf(data) <= limits.eventBudgetBytes)) return data;
+  let eventBytes = sizeOf(data);
   for (const entry of slots) {
-    if (entry.size <= limits.thresholdBytes && sizeOf(data) <= limits.eventBudgetBytes) continue;
-    entry.slot.set(await payloads.putJson(workspaceId, entry.value));
+    if (entry.size <= limits.thresholdBytes && eventBytes <= limits.eventBudgetBytes) continue;
+    const ref = await payloads.putJson(workspaceId, entry.value);
+    entry.slot.set(ref);
+    eventBytes += sizeOf(ref) - entry.size;
   }
   return data;
 }
