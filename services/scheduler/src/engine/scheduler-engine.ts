@@ -1,7 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { PG_POOL } from '@packetagent/eventstore';
-import { LeaderLock } from '../leadership/leader-lock';
+import { LeaderLock, PG_POOL } from '@packetagent/eventstore';
 import { SCHEDULER_OPTIONS, type ResolvedSchedulerOptions } from '../scheduler.options';
 import { FireDueSchedules } from '../schedules/usecases/fire-due-schedules/fire-due-schedules';
 import { FireDueTimers } from '../timers/usecases/fire-due-timers/fire-due-timers';
@@ -34,6 +33,9 @@ export interface SchedulerStatus {
  * sleeps until the earliest due time, never longer than `maxSleepMs` (1 s), and is woken early
  * by a change notification or by losing the lock.
  */
+/** Advisory-lock namespace of the scheduler's leader ("PASC"). */
+const SCHEDULER_LOCK_NAMESPACE = 0x5041_5343;
+
 @Injectable()
 export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly lock: LeaderLock;
@@ -64,6 +66,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     private readonly timers: FireDueTimers,
   ) {
     this.lock = new LeaderLock(pool, {
+      namespace: SCHEDULER_LOCK_NAMESPACE,
       name: options.lockName,
       channel: options.notifyChannel,
       onLost: (reason) => {

@@ -1,11 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { CommandBus, RemoteCommandError } from '@packetagent/bus';
 import { PolicyCommands, PolicyErrorCodes } from '@packetagent/contracts';
-import { PG_POOL } from '@packetagent/eventstore';
+import { LeaderLock, PG_POOL } from '@packetagent/eventstore';
 import type { Pool } from 'pg';
 import { SupervisorEngine } from '../engine/supervisor-engine';
 import { SUPERVISOR_OPTIONS, type SupervisorOptions } from '../supervisor.options';
-import { LeaderLock } from './leader-lock';
 import { countByCause, findingKey, planSweep, type Finding, type FindingCause, type Observation, type SweepAction, type WakeOutcome } from './watchdog.plan';
 import { WatchdogRows, type WaitingRow } from './watchdog.rows';
 
@@ -40,6 +39,9 @@ export interface SweepReport {
  * go on and asks a person (an attention record, once per cause) about those that cannot. The
  * other replicas retry the lock. See docs/adr/0020-stuck-run-watchdog.md.
  */
+/** Advisory-lock namespace of the supervisor's leader roles ("PASV"); the scheduler and the relay use their own. */
+const WATCHDOG_LOCK_NAMESPACE = 0x5041_5356;
+
 @Injectable()
 export class StuckRunWatchdog implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly lock: LeaderLock;
@@ -66,9 +68,13 @@ export class StuckRunWatchdog implements OnApplicationBootstrap, OnModuleDestroy
     @Inject(SUPERVISOR_OPTIONS) private readonly options: SupervisorOptions,
   ) {
     this.rows = new WatchdogRows(pool);
-    this.lock = new LeaderLock(pool, 'supervisor-watchdog', (reason) => {
-      this.options.log('warn', 'watchdog lost its leadership', { reason });
-      this.wakeUp();
+    this.lock = new LeaderLock(pool, {
+      namespace: WATCHDOG_LOCK_NAMESPACE,
+      name: 'supervisor-watchdog',
+      onLost: (reason) => {
+        this.options.log('warn', 'watchdog lost its leadership', { reason });
+        this.wakeUp();
+      },
     });
   }
 

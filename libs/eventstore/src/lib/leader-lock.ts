@@ -1,22 +1,22 @@
 import type { Pool, PoolClient } from 'pg';
 import { DomainError } from '@packetagent/contracts';
 
-const LOCK_NAMESPACE = 0x5041_5343; // "PASC"
-
 export class LeadershipLostError extends DomainError {
   readonly code = 'leadership_lost';
   override readonly retryable = true;
-  constructor() {
-    super('the scheduler lost its leadership connection');
+  constructor(name: string) {
+    super(`${name} lost its leadership connection`);
   }
 }
 
 export interface LeaderLockOptions {
+  /** Advisory-lock namespace (the first key); each leader role of a service has its own name under it. */
+  namespace: number;
   name: string;
-  /** Channel to LISTEN on while leading. */
-  channel: string;
+  /** Channel to LISTEN on while leading, for a leader that a notification should wake. */
+  channel?: string;
   onLost: (reason: string) => void;
-  onNotification: () => void;
+  onNotification?: () => void;
 }
 
 interface Held {
@@ -30,10 +30,11 @@ function asError(error: unknown): Error {
 }
 
 /**
- * Leadership by a Postgres session advisory lock held on a dedicated connection, taken from the
- * pool and never returned to it (it is destroyed when leadership ends, so the lock can never
- * leak into a pooled session). Losing the connection loses the lock: `held` turns false at
- * once and `onLost` is called, so the leader stops before anyone else can take over.
+ * One leader among a service's replicas: a Postgres session advisory lock held on a dedicated
+ * connection, taken from the pool and never returned to it (it is destroyed when leadership
+ * ends, so the lock can never leak into a pooled session). Losing the connection loses the lock:
+ * `held` turns false at once and `onLost` is called, so the leader stops before anyone else can
+ * take over. The scheduler and the supervisor's watchdog elect their leaders with it.
  */
 export class LeaderLock {
   private current: Held | null = null;
@@ -54,7 +55,7 @@ export class LeaderLock {
 
   /** The leadership connection; writes through it fail once the lock is gone. */
   connection(): PoolClient {
-    if (!this.current) throw new LeadershipLostError();
+    if (!this.current) throw new LeadershipLostError(this.options.name);
     return this.current.client;
   }
 
@@ -65,7 +66,7 @@ export class LeaderLock {
     try {
       const { rows } = await client.query<{ acquired: boolean; pid: number }>(
         `SELECT pg_try_advisory_lock($1, hashtext($2)) AS acquired, pg_backend_pid() AS pid`,
-        [LOCK_NAMESPACE, this.options.name],
+        [this.options.namespace, this.options.name],
       );
       row = rows[0]!;
     } catch (error) {
@@ -83,16 +84,35 @@ export class LeaderLock {
     };
     client.on('error', (error: Error) => lose(`leadership connection failed: ${error.message}`, error));
     client.on('end', () => lose('leadership connection ended'));
-    client.on('notification', () => this.options.onNotification());
-    try {
-      await client.query(`LISTEN ${client.escapeIdentifier(this.options.channel)}`);
-    } catch (error) {
-      this.finish(held, asError(error));
-      throw error;
+    const { channel, onNotification } = this.options;
+    if (channel) {
+      if (onNotification) client.on('notification', () => onNotification());
+      try {
+        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+      } catch (error) {
+        this.finish(held, asError(error));
+        throw error;
+      }
     }
     if (held.done) return false;
     this.current = held;
     return true;
+  }
+
+  /**
+   * Whether the lock is still ours, asked of the server: a leader whose connection died without
+   * an event yet finds out here, before it acts.
+   */
+  async confirm(): Promise<boolean> {
+    const held = this.current;
+    if (!held) return false;
+    try {
+      await held.client.query('SELECT 1');
+      return this.current === held;
+    } catch (error) {
+      if (this.finish(held, asError(error))) this.options.onLost('leadership connection failed');
+      return false;
+    }
   }
 
   /** Gives the leadership up: unlock, then close the connection. */
@@ -100,7 +120,7 @@ export class LeaderLock {
     const held = this.current;
     if (!held) return;
     this.current = null;
-    await held.client.query(`SELECT pg_advisory_unlock($1, hashtext($2))`, [LOCK_NAMESPACE, this.options.name]).catch(() => undefined);
+    await held.client.query(`SELECT pg_advisory_unlock($1, hashtext($2))`, [this.options.namespace, this.options.name]).catch(() => undefined);
     this.finish(held);
   }
 
