@@ -1,7 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { runCli, type CliIo } from '../cli';
 import { ExitCode } from '../errors';
+import { CliApi } from '../testing/cli-api.testkit';
 import { migrateDeploymentRuns, migrateRun } from './migrate';
 
 // Answers recorded from the API's documented shapes (MigrationCommands in libs/contracts): these
@@ -17,56 +15,25 @@ const to = { version: 3, digest: 'c3'.repeat(32), effectiveDigest: 'd4'.repeat(3
 const divergence = { streamVersion: 7, globalPosition: 412, eventType: 'run.tool_decided', recorded: 'allow http_fetch GET', proposed: 'approval_required http_fetch GET' };
 const result = (runId: string, outcome: string, extra: Record<string, unknown> = {}) => ({ runId, outcome, from, to, decisionsCompared: 5, divergence: null, refusal: null, ...extra });
 
-interface Seen {
-  method: string;
-  url: string;
-  body: string;
-}
-
 describe('run migrate and deployment migrate-runs', () => {
-  let server: Server;
-  let seen: Seen[];
-  let reply: { status: number; body: unknown };
+  let api: CliApi;
+  const sut = (argv: string[]) => api.cli(argv);
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        seen.push({ method: req.method ?? '', url: req.url ?? '', body });
-        res.writeHead(reply.status, { 'content-type': reply.status < 400 ? 'application/json' : 'application/problem+json' }).end(JSON.stringify(reply.body));
-      });
-    });
-    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    api = await new CliApi().start();
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((done) => server.close(done));
-  });
+  afterAll(() => api.close());
   beforeEach(() => {
-    seen = [];
+    api.seen.length = 0;
   });
-
-  async function sut(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const out = { stdout: '', stderr: '' };
-    const io: CliIo = {
-      stdout: (text) => (out.stdout += text),
-      stderr: (text) => (out.stderr += text),
-      env: { PACKETAGENT_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, PACKETAGENT_API_KEY: 'pa_key1_secret', PACKETAGENT_WORKSPACE: 'ws_demo' },
-      cwd: process.cwd(),
-      readStdin: () => Promise.resolve(''),
-    };
-    const code = await runCli(argv, io);
-    return { code, ...out };
-  }
 
   it(`${migrateRun.name} posts the version to /migrate and prints the outcome, both pins and the decisions compared`, async () => {
-    reply = { status: 200, body: result(RUN, 'migrated') };
+    api.reply = { status: 200, body: result(RUN, 'migrated') };
 
     const answer = await sut(['run', 'migrate', RUN, '--version', '3']);
 
     expect(answer.code).toBe(ExitCode.ok);
-    expect(seen).toEqual([{ method: 'POST', url: `${WORKSPACE}/runs/${RUN}/migrate`, body: '{"version":3,"dryRun":false}' }]);
+    expect(api.seen).toEqual([{ method: 'POST', url: `${WORKSPACE}/runs/${RUN}/migrate`, body: '{"version":3,"dryRun":false}' }]);
     expect(answer.stdout).toBe(
       [
         `run ${RUN}: migrated`,
@@ -79,17 +46,17 @@ describe('run migrate and deployment migrate-runs', () => {
   });
 
   it(`${migrateRun.name} sends a dry run with --dry-run and says nothing moved`, async () => {
-    reply = { status: 200, body: result(RUN, 'would_migrate') };
+    api.reply = { status: 200, body: result(RUN, 'would_migrate') };
 
     const answer = await sut(['run', 'migrate', RUN, '--version', '3', '--dry-run']);
 
     expect(answer.code).toBe(ExitCode.ok);
-    expect(JSON.parse(seen[0]!.body)).toEqual({ version: 3, dryRun: true });
+    expect(JSON.parse(api.seen[0]!.body)).toEqual({ version: 3, dryRun: true });
     expect(answer.stdout.split('\n')[0]).toBe(`run ${RUN}: would migrate (dry run: nothing moved)`);
   });
 
   it(`${migrateRun.name} prints the first divergence, recorded against proposed, and exits 1 when refused`, async () => {
-    reply = { status: 200, body: result(RUN, 'refused', { decisionsCompared: 2, divergence }) };
+    api.reply = { status: 200, body: result(RUN, 'refused', { decisionsCompared: 2, divergence }) };
 
     const answer = await sut(['run', 'migrate', RUN, '--version', '3']);
 
@@ -110,7 +77,7 @@ describe('run migrate and deployment migrate-runs', () => {
   });
 
   it(`${migrateRun.name} prints a refusal without a comparison, and the whole result with --json`, async () => {
-    reply = { status: 200, body: result(RUN, 'refused', { decisionsCompared: 0, refusal: 'already on version 3' }) };
+    api.reply = { status: 200, body: result(RUN, 'refused', { decisionsCompared: 0, refusal: 'already on version 3' }) };
 
     const human = await sut(['run', 'migrate', RUN, '--version', '3']);
     expect(human.code).toBe(ExitCode.failure);
@@ -119,7 +86,7 @@ describe('run migrate and deployment migrate-runs', () => {
 
     const machine = await sut(['--json', 'run', 'migrate', RUN, '--version', '3']);
     expect(machine.code).toBe(ExitCode.failure);
-    expect(JSON.parse(machine.stdout)).toEqual(reply.body);
+    expect(JSON.parse(machine.stdout)).toEqual(api.reply.body);
   });
 
   it(`${migrateRun.name} needs a positive integer --version and sends nothing without one`, async () => {
@@ -128,27 +95,27 @@ describe('run migrate and deployment migrate-runs', () => {
       expect(answer.code).toBe(ExitCode.failure);
       expect(answer.stderr).toMatch(/--version/);
     }
-    expect(seen).toEqual([]);
+    expect(api.seen).toEqual([]);
   });
 
   it(`${migrateRun.name} exits 1 with the problem for a run that is not waiting, and 3 without deployment-control`, async () => {
-    reply = { status: 409, body: { type: 'urn:packetagent:problem:run_not_waiting', title: 'Conflict', status: 409, detail: `run ${RUN} is running, not waiting`, code: 'run_not_waiting' } };
+    api.reply = { status: 409, body: { type: 'urn:packetagent:problem:run_not_waiting', title: 'Conflict', status: 409, detail: `run ${RUN} is running, not waiting`, code: 'run_not_waiting' } };
     const conflict = await sut(['run', 'migrate', RUN, '--version', '3']);
     expect(conflict.code).toBe(ExitCode.failure);
     expect(conflict.stderr).toBe(`error: Conflict: run ${RUN} is running, not waiting\n`);
 
-    reply = { status: 403, body: { type: 'urn:packetagent:problem:permission_denied', title: 'Forbidden', status: 403, detail: 'this needs the deployment-control permission', code: 'permission_denied' } };
+    api.reply = { status: 403, body: { type: 'urn:packetagent:problem:permission_denied', title: 'Forbidden', status: 403, detail: 'this needs the deployment-control permission', code: 'permission_denied' } };
     const refused = await sut(['run', 'migrate', RUN, '--version', '3']);
     expect(refused.code).toBe(ExitCode.auth);
   });
 
   it(`${migrateDeploymentRuns.name} compares without moving unless --apply, one line per run`, async () => {
-    reply = { status: 200, body: { deploymentId: DEPLOYMENT, results: [result(RUN, 'would_migrate'), result(OTHER, 'refused', { decisionsCompared: 2, divergence })] } };
+    api.reply = { status: 200, body: { deploymentId: DEPLOYMENT, results: [result(RUN, 'would_migrate'), result(OTHER, 'refused', { decisionsCompared: 2, divergence })] } };
 
     const answer = await sut(['deployment', 'migrate-runs', DEPLOYMENT, '--version', '3']);
 
     expect(answer.code).toBe(ExitCode.ok);
-    expect(seen).toEqual([{ method: 'POST', url: `${WORKSPACE}/deployments/${DEPLOYMENT}/migrate-runs`, body: '{"version":3,"dryRun":true}' }]);
+    expect(api.seen).toEqual([{ method: 'POST', url: `${WORKSPACE}/deployments/${DEPLOYMENT}/migrate-runs`, body: '{"version":3,"dryRun":true}' }]);
     expect(answer.stdout).toBe(
       [
         `deployment ${DEPLOYMENT}: dry run, nothing moved: 1 would migrate, 1 refused`,
@@ -160,12 +127,12 @@ describe('run migrate and deployment migrate-runs', () => {
   });
 
   it(`${migrateDeploymentRuns.name} moves the runs with --apply and says so when none is waiting`, async () => {
-    reply = { status: 200, body: { deploymentId: DEPLOYMENT, results: [result(RUN, 'migrated')] } };
+    api.reply = { status: 200, body: { deploymentId: DEPLOYMENT, results: [result(RUN, 'migrated')] } };
     const applied = await sut(['deployment', 'migrate-runs', DEPLOYMENT, '--version', '3', '--apply']);
-    expect(JSON.parse(seen[0]!.body)).toEqual({ version: 3, dryRun: false });
+    expect(JSON.parse(api.seen[0]!.body)).toEqual({ version: 3, dryRun: false });
     expect(applied.stdout).toBe(`deployment ${DEPLOYMENT}: 1 migrated, 0 refused\n${RUN}  migrated  v2 -> v3  5 decisions compared\n`);
 
-    reply = { status: 200, body: { deploymentId: DEPLOYMENT, results: [] } };
+    api.reply = { status: 200, body: { deploymentId: DEPLOYMENT, results: [] } };
     const empty = await sut(['deployment', 'migrate-runs', DEPLOYMENT, '--version', '3']);
     expect(empty.code).toBe(ExitCode.ok);
     expect(empty.stdout).toBe(`deployment ${DEPLOYMENT}: no waiting runs\n`);

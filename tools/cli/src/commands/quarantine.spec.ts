@@ -1,7 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { runCli, type CliIo } from '../cli';
 import { ExitCode } from '../errors';
+import { CliApi } from '../testing/cli-api.testkit';
 import { endRun, releaseRun } from './quarantine';
 
 // Answers recorded from the API's documented shapes (SupervisorCommands in libs/contracts): these
@@ -10,63 +8,32 @@ import { endRun, releaseRun } from './quarantine';
 const RUN = '0193a000-0000-7000-8000-0000000000bb';
 const BASE = `/api/v1/workspaces/ws_demo/runs/${RUN}`;
 
-interface Seen {
-  method: string;
-  url: string;
-  body: string;
-}
-
 describe('run release and run end', () => {
-  let server: Server;
-  let seen: Seen[];
-  let reply: { status: number; body: unknown };
+  let api: CliApi;
+  const sut = (argv: string[]) => api.cli(argv);
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        seen.push({ method: req.method ?? '', url: req.url ?? '', body });
-        res.writeHead(reply.status, { 'content-type': reply.status < 400 ? 'application/json' : 'application/problem+json' }).end(JSON.stringify(reply.body));
-      });
-    });
-    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    api = await new CliApi().start();
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((done) => server.close(done));
-  });
+  afterAll(() => api.close());
   beforeEach(() => {
-    seen = [];
+    api.seen.length = 0;
   });
-
-  async function sut(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const out = { stdout: '', stderr: '' };
-    const io: CliIo = {
-      stdout: (text) => (out.stdout += text),
-      stderr: (text) => (out.stderr += text),
-      env: { PACKETAGENT_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, PACKETAGENT_API_KEY: 'pa_key1_secret', PACKETAGENT_WORKSPACE: 'ws_demo' },
-      cwd: process.cwd(),
-      readStdin: () => Promise.resolve(''),
-    };
-    const code = await runCli(argv, io);
-    return { code, ...out };
-  }
 
   const supervision = { runId: RUN, waitingOn: null, claims: 2, updatedAt: '2026-03-01T12:00:00.000Z' };
 
   it(`${releaseRun.name} posts to /release and says the run is still quarantined, with the reason`, async () => {
-    reply = { status: 200, body: { ...supervision, status: 'quarantined', quarantineReason: 'event at version 3 does not match its digest', outcome: 'quarantined' } };
+    api.reply = { status: 200, body: { ...supervision, status: 'quarantined', quarantineReason: 'event at version 3 does not match its digest', outcome: 'quarantined' } };
 
     const result = await sut(['run', 'release', RUN]);
 
     expect(result.code).toBe(ExitCode.ok);
-    expect(seen).toEqual([{ method: 'POST', url: `${BASE}/release`, body: '{}' }]);
+    expect(api.seen).toEqual([{ method: 'POST', url: `${BASE}/release`, body: '{}' }]);
     expect(result.stdout).toBe(`run ${RUN}\nstill quarantined: its history still cannot be replayed\nreason: event at version 3 does not match its digest\n`);
   });
 
   it(`${releaseRun.name} says a released run goes on`, async () => {
-    reply = { status: 200, body: { ...supervision, status: 'active', quarantineReason: null, outcome: 'resumed' } };
+    api.reply = { status: 200, body: { ...supervision, status: 'active', quarantineReason: null, outcome: 'resumed' } };
 
     const result = await sut(['run', 'release', RUN]);
 
@@ -74,12 +41,12 @@ describe('run release and run end', () => {
   });
 
   it(`${endRun.name} posts the reason to /end and prints the version the run ended at`, async () => {
-    reply = { status: 200, body: { ...supervision, status: 'terminal', quarantineReason: 'broken', endedAtVersion: 9 } };
+    api.reply = { status: 200, body: { ...supervision, status: 'terminal', quarantineReason: 'broken', endedAtVersion: 9 } };
 
     const result = await sut(['run', 'end', RUN, '--reason', 'history edited']);
 
     expect(result.code).toBe(ExitCode.ok);
-    expect(seen).toEqual([{ method: 'POST', url: `${BASE}/end`, body: '{"reason":"history edited"}' }]);
+    expect(api.seen).toEqual([{ method: 'POST', url: `${BASE}/end`, body: '{"reason":"history edited"}' }]);
     expect(result.stdout).toBe(`run ${RUN}\nended: abandoned (quarantined) at stream version 9\n`);
   });
 
@@ -88,15 +55,15 @@ describe('run release and run end', () => {
 
     expect(result.code).toBe(ExitCode.failure);
     expect(result.stderr).toContain("required option '--reason <text>' not specified");
-    expect(seen).toEqual([]);
+    expect(api.seen).toEqual([]);
   });
 
   it('exits 3 when the key lacks run-recovery, and 1 with the problem when the run is not quarantined', async () => {
-    reply = { status: 403, body: { type: 'urn:packetagent:problem:permission_denied', title: 'Forbidden', status: 403, detail: 'this needs the run-recovery permission', code: 'permission_denied' } };
+    api.reply = { status: 403, body: { type: 'urn:packetagent:problem:permission_denied', title: 'Forbidden', status: 403, detail: 'this needs the run-recovery permission', code: 'permission_denied' } };
     const refused = await sut(['run', 'release', RUN]);
     expect(refused.code).toBe(ExitCode.auth);
 
-    reply = { status: 409, body: { type: 'urn:packetagent:problem:run_not_quarantined', title: 'Conflict', status: 409, detail: `run ${RUN} is active, not quarantined`, code: 'run_not_quarantined' } };
+    api.reply = { status: 409, body: { type: 'urn:packetagent:problem:run_not_quarantined', title: 'Conflict', status: 409, detail: `run ${RUN} is active, not quarantined`, code: 'run_not_quarantined' } };
     const conflict = await sut(['run', 'end', RUN, '--reason', 'x']);
     expect(conflict.code).toBe(ExitCode.failure);
     expect(conflict.stderr).toContain('not quarantined');
