@@ -1,4 +1,5 @@
-import { CommandBus } from '@packetagent/bus';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { BUS_TOPOLOGY, CommandBus, NATS_CONNECTION } from '@packetagent/bus';
 import { MigrationCommands, TERMINAL_RUN_STATES, runControlStreamId, runStreamId, verifyEvidenceBundle } from '@packetagent/contracts';
 import { eventually } from '@packetagent/testing';
 import { bearer } from './testing/app.testkit';
@@ -239,16 +240,12 @@ describe('run engine', () => {
 });
 
 async function jetStreamCount(app: ExecutionApp): Promise<number> {
-  const { jetstreamManager } = await import('@nats-io/jetstream');
-  const { NATS_CONNECTION, BUS_TOPOLOGY } = await import('@packetagent/bus');
   const jsm = await jetstreamManager(app.sut.app.get(NATS_CONNECTION));
   const info = await jsm.streams.info(app.sut.app.get<{ eventsStream: string }>(BUS_TOPOLOGY).eventsStream);
   return info.state.messages;
 }
 
 async function consumerPending(app: ExecutionApp, durable: string): Promise<number> {
-  const { jetstreamManager } = await import('@nats-io/jetstream');
-  const { NATS_CONNECTION, BUS_TOPOLOGY } = await import('@packetagent/bus');
   const jsm = await jetstreamManager(app.sut.app.get(NATS_CONNECTION));
   const info = await jsm.consumers.info(app.sut.app.get<{ eventsStream: string }>(BUS_TOPOLOGY).eventsStream, durable);
   return info.num_pending + info.num_ack_pending;
