@@ -10,7 +10,7 @@ import { createTestDatabase, eventually, type TestDatabase } from '@packetagent/
 import { closedLoop, expectStatus, firstRunSetup, relayIdle, request, spawnApp, startInfrastructure, type AppProcess } from './app-process';
 import { combineCpu, cpuWithServersFrom, type CpuWithServers } from './server-cpu';
 import { enableWalInspect, walFlushed, walWrites, type WalWrites } from './wal-writes';
-import { countWindow, runMarks, type HopWindow, type RunMarks } from './hops';
+import { attribute, countWindow, runMarks, type HopWindow, type RunMarks } from './hops';
 import { startNatsTap } from './nats-tap';
 import { startPgProxy } from './pg-proxy';
 import { now, sleep, summarise, type Summary } from './stats';
@@ -861,22 +861,22 @@ export async function benchClaimToModel(options: ExecutionOptions['claimToModel'
         [allRuns.map(runStreamId)],
       );
       const durationOf = new Map(rows.map((row) => [runIdFromStream(row.stream_id), row.duration_ms]));
+      const statements = attribute(proxy.statements);
       const variants = measured.map(({ pricing, deployment, runIds }): ClaimToModelVariant => {
         const marks = runIds.map((runId) => {
           const durationMs = durationOf.get(runId);
           if (durationMs === undefined) throw new Error(`run ${runId} has no run.model_turn`);
-          return runMarks(runId, pricing === 'priced', durationMs, proxy.statements, tap.messages, tap);
+          return runMarks(runId, pricing === 'priced', durationMs, statements, tap.messages, tap);
         });
         return {
           pricing,
           deployment,
           runs: runIds.length,
-          fromClaim: countWindow(marks, (run) => run.claimAt, proxy.statements, tap.messages, tap),
-          fromWake: countWindow(marks, (run) => run.wakeAt, proxy.statements, tap.messages, tap),
+          fromClaim: countWindow(marks, (run) => run.claimAt, statements, tap.messages, tap),
+          fromWake: countWindow(marks, (run) => run.wakeAt, statements, tap.messages, tap),
           marks,
         };
       });
-      if (process.env['HOPS_DUMP']) writeFileSync(process.env['HOPS_DUMP'], JSON.stringify({ statements: proxy.statements.map((st) => ({ ...st, params: st.params.map((p) => p?.slice(0, 300) ?? null) })), messages: tap.messages, variants })); // TEMP
       return { variants, statementsSeen: proxy.statements.length, messagesSeen: tap.messages.length };
     });
   } finally {
@@ -1015,8 +1015,9 @@ async function runTimes(db: TestDatabase, runId: string): Promise<{ claims: { re
 /**
  * Run execution by the compiled app's supervisors with the scripted provider: what a
  * checkpointed step costs beside one commit, how many no-op runs two supervisor processes finish
- * per second beside graphile-worker's no-op jobs, and how long a run held by a SIGKILLed process
- * waits before the other process takes it over, beside the configured lease.
+ * per second beside graphile-worker's no-op jobs, which SQL statements and NATS requests a no-op
+ * run makes from its claim to its first model call, and how long a run held by a SIGKILLed
+ * process waits before the other process takes it over, beside the configured lease.
  */
 export async function benchExecution(options: ExecutionOptions): Promise<ExecutionResults> {
   const steps = await benchSteps(options.steps);

@@ -18,6 +18,7 @@ import { benchAuthorize, type AuthorizeResults } from './authorize.bench';
 import { benchBudget, type BudgetResults } from './budget.bench';
 import { benchRawInsert, benchStoreAppend, createRawTable, type AppendCase, type AppendResult } from './append.bench';
 import { benchExecution, type ExecutionResults, type Timing } from './execution.bench';
+import { hopTables } from './hops';
 import type { CpuWithServers } from './server-cpu';
 import { benchOperations, printOperations } from './operations.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
@@ -168,6 +169,7 @@ async function main(): Promise<void> {
         // The defaults, then a short lease; the quick run only the short one.
         settings: [...(quick ? [] : [{ leaseMs: 15_000, recoveryIntervalMs: 5_000 }]), { leaseMs: 2_000, recoveryIntervalMs: 250 }],
       },
+      claimToModel: { warmupRuns: 3, runs: quick ? 20 : 50, newDeploymentRuns: quick ? 10 : 20 },
     });
     results['execution'] = execution;
     printExecution(execution);
@@ -363,6 +365,14 @@ function printExecution(execution: ExecutionResults): void {
       `${table(['part', 'p50 ms', 'p99 ms', 'mean ms'], [...alone.parts.map((part) => [part.kind, part.ms.p50, part.ms.p99, part.ms.mean]), ['run.admitted -> run.succeeded', alone.totalMs.p50, alone.totalMs.p99, alone.totalMs.mean]])}\n`,
     );
   }
+
+  const hops = execution.claimToModel;
+  process.stdout.write(
+    `\n(f) no-op runs alone, one at a time, on one app process whose Postgres connections go through a proxy in the benchmark: SQL statements ('Q' and 'E') and NATS messages, ` +
+      `mean per run; the first model call starts at the run's next hop (free: the run.model_turn append; priced: the budget.settle request) less its durationMs; ` +
+      `"new deployment": each run the first of its deployment on the process (its effective definition not cached); ${hops.statementsSeen} statements and ${hops.messagesSeen} messages seen in all\n`,
+  );
+  process.stdout.write(`${hopTables(hops.variants)}\n`);
 
   process.stdout.write('\n(f) recovery: SIGKILL of the process holding a run mid model call, until the other process claims and finishes it\n');
   process.stdout.write(
