@@ -84,15 +84,18 @@ describe('all-in-one', () => {
     // Postgres connections are cut: not ready, naming postgres.
     const admin = new Client({ connectionString: testEnv.databaseUrl });
     await admin.connect();
-    await admin.query(`ALTER DATABASE ${db.name} WITH ALLOW_CONNECTIONS false`);
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [db.name]);
-    const noDb = await eventually(async () => {
-      const r = await readyz(port);
-      return r.status === 503 && r.body.failing.includes('postgres') && r;
-    }, { what: 'not ready without postgres' });
-    expect(noDb.body.failing).toEqual(expect.arrayContaining(['postgres', 'relay']));
-    await admin.query(`ALTER DATABASE ${db.name} WITH ALLOW_CONNECTIONS true`);
-    await admin.end();
+    try {
+      await admin.query(`ALTER DATABASE ${db.name} WITH ALLOW_CONNECTIONS false`);
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [db.name]);
+      const noDb = await eventually(async () => {
+        const r = await readyz(port);
+        return r.status === 503 && r.body.failing.includes('postgres') && r;
+      }, { timeoutMs: 15_000, what: `not ready without postgres (${output.slice(-2000)})` });
+      expect(noDb.body.failing).toEqual(expect.arrayContaining(['postgres', 'relay']));
+    } finally {
+      await admin.query(`ALTER DATABASE ${db.name} WITH ALLOW_CONNECTIONS true`);
+      await admin.end();
+    }
     await eventually(async () => (await readyz(port)).status === 200, { timeoutMs: 15_000, what: 'ready after postgres returns' });
 
     app.kill('SIGTERM');
