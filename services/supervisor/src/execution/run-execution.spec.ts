@@ -50,9 +50,12 @@ describe(RunExecution.name, () => {
     const parked = sut.stream.types();
     expect(parked.slice(-2)).toEqual(['run.tool_decided', 'run.waiting']);
 
+    expect(sut.timers.set).toHaveLength(1);
+
     expect(await sut.drive(2).drive()).toEqual({ status: 'waiting', waitingOn: 'att1' });
     expect(sut.stream.types()).toEqual(parked);
     expect(sut.effects.calls).toEqual([]);
+    expect(sut.timers.set).toHaveLength(1);
   });
 
   it('goes on where it was once approved, and the next claim is recorded with the first append', async () => {

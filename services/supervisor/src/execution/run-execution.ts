@@ -103,14 +103,14 @@ export class RunExecution {
       case 'done':
         return { status: 'terminal' };
       case 'idle':
+        await this.wallTimerBeforeParking();
         return { status: 'waiting', waitingOn: intent.waitingOn };
       case 'start':
         await this.recorder.commit(intent.events);
         this.armDeadline(intent.deadline);
-        await this.ports.timers.setWallTimer(intent.deadline).catch((error: unknown) => {
-          // Between steps the deadline is checked anyway; the timer only wakes a parked run.
-          this.ports.log('warn', 'wall-time timer not set', { runId: this.recorder.state.runId, error: error instanceof Error ? error.message : String(error) });
-        });
+        // Between steps the deadline is checked in process; the durable timer only wakes a parked
+        // run, so it is set beside the first model call and awaited before the run parks.
+        this.wallTimer = this.setWallTimer(intent.deadline);
         return null;
       case 'record':
         await this.recorder.commit(intent.events, intent.checkpoint);
@@ -119,6 +119,7 @@ export class RunExecution {
         return this.end(intent.events);
       case 'park':
         await this.recorder.commit(intent.events);
+        await this.wallTimerBeforeParking();
         return { status: 'waiting', waitingOn: intent.waitingOn };
       case 'plan':
         return this.settle(await planTurn(context, intent.request));
@@ -134,14 +135,39 @@ export class RunExecution {
   /** A step's result: go on, park, or end (the terminal events are already written by the step). */
   private async settle(result: { kind: 'continue' } | { kind: 'waiting'; waitingOn: string | null } | { kind: 'end'; events: RunEmit[] }): Promise<DriveOutcome | null> {
     if (result.kind === 'continue') return null;
-    if (result.kind === 'waiting') return { status: 'waiting', waitingOn: result.waitingOn };
+    if (result.kind === 'waiting') {
+      await this.wallTimerBeforeParking();
+      return { status: 'waiting', waitingOn: result.waitingOn };
+    }
     return this.end(result.events);
   }
 
   private async end(events: RunEmit[]): Promise<DriveOutcome> {
     await this.recorder.commit(events);
+    // A set still in flight lands first, so the cancel is the last word.
+    await this.wallTimer;
     await this.ports.timers.cancelWallTimer().catch(() => undefined);
     return { status: 'terminal' };
+  }
+
+  private wallTimer: Promise<void> | null = null;
+
+  private setWallTimer(deadline: string): Promise<void> {
+    return this.ports.timers.setWallTimer(deadline).catch((error: unknown) => {
+      this.ports.log('warn', 'wall-time timer not set', { runId: this.recorder.state.runId, error: error instanceof Error ? error.message : String(error) });
+    });
+  }
+
+  /**
+   * A parked run needs its wall-time timer to be woken at its deadline. A drive that started the
+   * run awaits the set it began; one that took a started run over and wrote something sets it
+   * again (the scheduler keeps one timer per id), in case the starter died before its set landed.
+   */
+  private async wallTimerBeforeParking(): Promise<void> {
+    const started = this.recorder.state.started;
+    if (!started) return;
+    if (!this.wallTimer && this.recorder.claimed) this.wallTimer = this.setWallTimer(started.deadline);
+    await this.wallTimer;
   }
 
   /**
