@@ -315,15 +315,19 @@ function per(writes: WalWrites, count: number): WalWrites {
  */
 async function settle(db: TestDatabase, apps: readonly AppProcess[]): Promise<void> {
   for (const app of apps) await relayIdle(app);
+  let lag = { head: 0, applied: 0 };
   await eventually(
     async () => {
-      const { rows } = await db.pool.query<{ behind: boolean }>(
-        `SELECT (SELECT coalesce(max(global_position), 0) FROM events) > (SELECT coalesce(min(position), 0) FROM projector.checkpoints) AS behind`,
+      const { rows } = await db.pool.query<{ head: string; applied: string | null }>(
+        `SELECT (SELECT coalesce(max(global_position), 0) FROM events) AS head, (SELECT coalesce(min(position), 0) FROM projector.checkpoints) AS applied`,
       );
-      return !rows[0]!.behind;
+      lag = { head: Number(rows[0]!.head), applied: Number(rows[0]!.applied) };
+      return lag.head <= lag.applied;
     },
-    { timeoutMs: 60_000, intervalMs: 20, what: 'the projector to apply every event' },
-  );
+    { timeoutMs: 180_000, intervalMs: 20, what: 'the projector to apply every event' },
+  ).catch((error: Error) => {
+    throw new Error(`${error.message} (events up to ${lag.head}, every projection at ${lag.applied} or beyond)`);
+  });
 }
 
 function timing(samples: number[]): Timing {
