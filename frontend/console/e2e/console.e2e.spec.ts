@@ -199,7 +199,7 @@ describe('operations console', () => {
     await approvals.getByRole('button', { name: 'Approve once' }).click();
     await approvals.getByText(/^Approved once\./).waitFor();
 
-    await page.getByTestId('run-state').getByText('succeeded').waitFor({ timeout: 30_000 });
+    await page.getByTestId('run-state').getByText('succeeded').waitFor({ timeout: 90_000 });
     expect(page.url()).toBe(runUrl);
     expect(far.requests).toHaveLength(1);
     await page.getByRole('list', { name: 'Run events, oldest first' }).getByText('Succeeded', { exact: true }).waitFor({ timeout: 15_000 });
