@@ -233,7 +233,7 @@ describe(PayloadsController.name, () => {
 
     const operation = document.body.paths['/api/v1/workspaces/{ws}/payloads/{digest}']?.get;
     expect(operation?.['x-required-permission']).toBe('inspect');
-    expect(operation?.responses['200']).toBeDefined();
+    expect(operation?.responses['200']).toMatchObject({ description: expect.stringContaining('SHA-256 is the digest'), content: { 'application/json': expect.any(Object) } });
     expect(operation?.parameters?.find((parameter) => parameter.name === 'digest')?.schema?.pattern).toBe('^[0-9a-f]{64}$');
   });
 });
