@@ -1,0 +1,1 @@
+export * from './sandbox.commands.v1';

@@ -1,0 +1,179 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { TransientError, type EgressRecord, type ExecLimitName, type ExecLimits, type ExecResult, type ExecStreamOutput, type ParsedExecRequest } from '@packetagent/contracts';
+import type { PayloadStore } from '@packetagent/eventstore';
+import type { DriverSelection } from '../drivers/driver-selection';
+import { DriverStartError, type DriverProcess } from '../drivers/sandbox-driver';
+import type { ResolvedSandboxOptions } from '../sandbox.options';
+import type { EgressFetcher } from './egress-fetch';
+import type { ExecStore } from './exec-store';
+import { LiveOutput } from './live-output';
+import { OutputBudget, OutputCapture } from './output-capture';
+import { checkExec } from './prepare-exec';
+import { workspaceFor } from './workspace-dirs';
+
+const EMPTY_OUTPUT: ExecStreamOutput = { preview: '', bytes: 0, truncated: false, digest: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', chunks: [] };
+
+function limitMessage(limit: ExecLimitName, limits: ExecLimits): string {
+  switch (limit) {
+    case 'wall_time':
+      return `wall time limit of ${limits.wallTimeMs} ms reached: the process tree was killed`;
+    case 'cpu_time':
+      return `CPU time limit of ${limits.cpuSeconds} s reached`;
+    case 'memory':
+      return `memory limit of ${limits.memoryBytes} bytes reached: the kernel killed a process and the tree was ended`;
+    case 'pids':
+      return `process limit of ${limits.pids} reached: a fork was refused and the tree was ended`;
+    case 'file_size':
+      return `file size limit of ${limits.fileSizeBytes} bytes reached`;
+    case 'output':
+      return `output limit of ${limits.outputBytes} bytes reached: the process tree was killed and the output so far kept`;
+    case 'cancelled':
+      return 'cancelled: the process tree was killed';
+  }
+}
+
+interface Running {
+  promise: Promise<ExecResult>;
+  cancel(): void;
+}
+
+/**
+ * Runs one command to its end in the selected driver: checks it, fetches its declared egress,
+ * starts it, holds it to every limit (wall time and output here, the rest in the driver), keeps
+ * its output by reference and publishes it live, and records how it ended.
+ */
+export class ExecRunner {
+  private readonly running = new Map<string, Running>();
+
+  constructor(
+    private readonly drivers: DriverSelection,
+    private readonly store: ExecStore,
+    private readonly payloads: PayloadStore,
+    private readonly egress: EgressFetcher,
+    private readonly nats: { nc: NatsConnection | null; prefix: string },
+    private readonly options: ResolvedSandboxOptions,
+  ) {}
+
+  async run(request: ParsedExecRequest): Promise<ExecResult> {
+    const checked = checkExec(request, this.options);
+    const key = `${request.workspaceId}/${request.execId}`;
+    const joined = await this.existing(request, key);
+    if (joined) return joined;
+    const { driver, probe } = await this.drivers.current();
+    const workspaceDir = await workspaceFor(request, checked.cwd, this.options);
+    const startedAt = new Date();
+    const recorded = await this.store.start({ workspaceId: request.workspaceId, execId: request.execId, runId: request.runId ?? null, argv: checked.argv, cwd: checked.cwd, requestedBy: request.requestedBy, replica: this.options.replicaId, startedAt });
+    if (!recorded) return (await this.existing(request, key)) ?? Promise.reject(new TransientError(`exec ${request.execId} was just started elsewhere`));
+
+    let cancel: (limit: ExecLimitName) => void = () => undefined;
+    let cancelled = false;
+    const running: Running = {
+      promise: Promise.resolve(null as unknown as ExecResult),
+      cancel: () => {
+        cancelled = true;
+        cancel('cancelled');
+      },
+    };
+    this.running.set(key, running);
+    running.promise = (async () => {
+      const base = { execId: request.execId, workspaceId: request.workspaceId, runId: request.runId ?? null, driver: driver.name, limits: checked.limits, unenforced: probe.unenforced, startedAt: startedAt.toISOString() };
+      const ended = (fields: Pick<ExecResult, 'state' | 'exitCode' | 'signal' | 'limit' | 'message' | 'stdout' | 'stderr' | 'egress'>): ExecResult => {
+        const endedAt = new Date();
+        return { ...base, ...fields, durationMs: endedAt.getTime() - startedAt.getTime(), endedAt: endedAt.toISOString() };
+      };
+      const scratch = join(this.options.scratchDir, `${request.execId.replace(/[^A-Za-z0-9_-]/g, '_')}-egress`);
+      let result: ExecResult;
+      try {
+        let egress: EgressRecord[] = [];
+        if (request.egress.length > 0) {
+          await mkdir(scratch, { recursive: true, mode: 0o755 });
+          const fetching = new AbortController();
+          cancel = () => fetching.abort();
+          try {
+            egress = await this.egress.fetch(request.egress, scratch, fetching.signal);
+          } catch (error) {
+            return ended({ state: 'failed', exitCode: null, signal: null, limit: cancelled ? 'cancelled' : null, message: `declared egress could not be fetched: ${error instanceof Error ? error.message : String(error)}`, stdout: EMPTY_OUTPUT, stderr: EMPTY_OUTPUT, egress: [] });
+          }
+        }
+        if (cancelled) return ended({ state: 'killed', exitCode: null, signal: null, limit: 'cancelled', message: limitMessage('cancelled', checked.limits), stdout: EMPTY_OUTPUT, stderr: EMPTY_OUTPUT, egress });
+
+        let proc: DriverProcess;
+        try {
+          proc = await driver.start({ execId: request.execId, argv: checked.argv, workspaceDir, cwd: checked.cwd, env: checked.env, limits: checked.limits, egressDir: request.egress.length > 0 ? scratch : null });
+        } catch (error) {
+          if (!(error instanceof DriverStartError)) throw error;
+          return ended({ state: 'failed', exitCode: null, signal: null, limit: null, message: error.message, stdout: EMPTY_OUTPUT, stderr: EMPTY_OUTPUT, egress });
+        }
+        const live = new LiveOutput(this.nats.nc, this.nats.prefix, request.workspaceId, request.execId);
+        live.started(checked.argv, driver.name);
+        let limit: ExecLimitName | null = null;
+        cancel = (hit) => {
+          limit ??= hit;
+          void proc.kill();
+        };
+        proc.onLimit((hit) => cancel(hit));
+        const budget = new OutputBudget(checked.limits.outputBytes, () => cancel('output'));
+        const store = { payloads: this.payloads, workspaceId: request.workspaceId };
+        const stdout = new OutputCapture(proc.stdout, budget, store, this.options.previewBytes, (text) => live.output('stdout', text));
+        const stderr = new OutputCapture(proc.stderr, budget, store, this.options.previewBytes, (text) => live.output('stderr', text));
+        const deadline = setTimeout(() => cancel('wall_time'), checked.limits.wallTimeMs);
+        const exit = await proc.exited.finally(() => clearTimeout(deadline));
+        const [out, err] = await Promise.all([stdout.finish(), stderr.finish()]);
+        const named = limit ?? exit.limit;
+        result = ended({
+          state: named ? 'killed' : 'exited',
+          exitCode: exit.exitCode,
+          signal: exit.signal,
+          limit: named,
+          message: named ? limitMessage(named, checked.limits) : null,
+          stdout: out,
+          stderr: err,
+          egress,
+        });
+        live.ended(result);
+        return result;
+      } finally {
+        await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+      }
+    })()
+      .catch((error: unknown) => {
+        // Whatever went wrong, the record says the exec ended and how.
+        const endedAt = new Date();
+        const message = `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`;
+        this.options.log('error', 'sandbox exec failed', { execId: request.execId, error: message });
+        return { execId: request.execId, workspaceId: request.workspaceId, runId: request.runId ?? null, driver: driver.name, state: 'failed' as const, exitCode: null, signal: null, limit: null, message, durationMs: endedAt.getTime() - startedAt.getTime(), stdout: EMPTY_OUTPUT, stderr: EMPTY_OUTPUT, egress: [], limits: checked.limits, unenforced: probe.unenforced, startedAt: startedAt.toISOString(), endedAt: endedAt.toISOString() };
+      })
+      .then(async (result) => {
+        await this.store.finish(result);
+        return result;
+      })
+      .finally(() => this.running.delete(key));
+    return running.promise;
+  }
+
+  /** Kills the exec if this replica runs it. */
+  cancel(workspaceId: string, execId: string): boolean {
+    const running = this.running.get(`${workspaceId}/${execId}`);
+    running?.cancel();
+    return running !== undefined;
+  }
+
+  /** Kills everything this replica runs (shutdown); each exec still records how it ended. */
+  async cancelAll(): Promise<void> {
+    const all = [...this.running.values()];
+    for (const running of all) running.cancel();
+    await Promise.allSettled(all.map((running) => running.promise));
+  }
+
+  /** A repeat of an exec id: the recorded result, or the run in progress here. */
+  private async existing(request: ParsedExecRequest, key: string): Promise<ExecResult | null> {
+    const here = this.running.get(key);
+    if (here) return here.promise;
+    const record = await this.store.get(request.workspaceId, request.execId);
+    if (!record) return null;
+    if (record.result) return record.result;
+    throw new TransientError(`exec ${request.execId} is running on replica ${record.replica}`);
+  }
+}

@@ -1,0 +1,130 @@
+import { createHash, type Hash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { ExecStreamOutput, PayloadRef } from '@packetagent/contracts';
+import type { PayloadStore } from '@packetagent/eventstore';
+
+/** Raw bytes per stored chunk: large enough for few rows, small enough for the payload limit once base64-encoded. */
+export const OUTPUT_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/** What both streams of one exec share: the output limit, and who is told when it is reached. */
+export class OutputBudget {
+  private kept = 0;
+  private exceeded = false;
+
+  constructor(
+    private readonly limitBytes: number,
+    private readonly onExceeded: () => void,
+  ) {}
+
+  /** How many of `size` new bytes may still be kept. */
+  take(size: number): number {
+    const allowed = Math.max(0, Math.min(size, this.limitBytes - this.kept));
+    this.kept += allowed;
+    if (allowed < size && !this.exceeded) {
+      this.exceeded = true;
+      this.onExceeded();
+    }
+    return allowed;
+  }
+}
+
+/**
+ * One output stream: the first `previewBytes` as text, every kept byte hashed and stored in
+ * chunks through the payload store while the command runs. The stream is paused while a chunk
+ * is being stored, so a command writing faster than Postgres takes it waits instead of filling memory.
+ */
+export class OutputCapture {
+  private readonly hash: Hash = createHash('sha256');
+  private readonly preview: Buffer[] = [];
+  private previewSize = 0;
+  private pending: Buffer[] = [];
+  private pendingSize = 0;
+  private bytes = 0;
+  private readonly chunks: PayloadRef[] = [];
+  private storing: Promise<void> = Promise.resolve();
+  private failure: unknown = null;
+  private readonly done: Promise<void>;
+
+  constructor(
+    stream: Readable,
+    private readonly budget: OutputBudget,
+    private readonly store: { payloads: PayloadStore; workspaceId: string },
+    private readonly previewBytes: number,
+    onText: (text: string) => void,
+  ) {
+    this.done = new Promise((resolve) => {
+      stream.on('data', (data: Buffer) => {
+        const keep = this.budget.take(data.length);
+        if (keep === 0) return;
+        const kept = keep < data.length ? data.subarray(0, keep) : data;
+        this.accept(kept);
+        onText(kept.toString('utf8'));
+        if (this.pendingSize >= OUTPUT_CHUNK_BYTES) {
+          stream.pause();
+          this.flush();
+          void this.storing.then(() => stream.resume());
+        }
+      });
+      stream.once('close', resolve);
+      stream.once('end', resolve);
+      stream.once('error', resolve);
+    });
+  }
+
+  /** Waits for the stream's end and the last chunk to be stored. */
+  async finish(): Promise<ExecStreamOutput> {
+    await this.done;
+    this.flush();
+    await this.storing;
+    if (this.failure) throw this.failure;
+    const preview = Buffer.concat(this.preview);
+    return {
+      preview: preview.toString('utf8'),
+      bytes: this.bytes,
+      truncated: this.bytes > preview.length,
+      digest: this.hash.digest('hex'),
+      chunks: this.chunks,
+    };
+  }
+
+  private accept(data: Buffer): void {
+    this.bytes += data.length;
+    this.hash.update(data);
+    if (this.previewSize < this.previewBytes) {
+      const part = data.subarray(0, this.previewBytes - this.previewSize);
+      this.preview.push(part);
+      this.previewSize += part.length;
+    }
+    this.pending.push(data);
+    this.pendingSize += data.length;
+  }
+
+  private flush(): void {
+    if (this.pendingSize === 0) return;
+    const chunk = Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingSize = 0;
+    this.storing = this.storing.then(async () => {
+      if (this.failure) return;
+      try {
+        this.chunks.push(await this.store.payloads.putJson(this.store.workspaceId, { base64: chunk.toString('base64') }));
+      } catch (error) {
+        this.failure = error;
+      }
+    });
+  }
+}
+
+/** The bytes of a stored stream, each chunk verified by the payload store and the whole against its digest. */
+export async function readStoredOutput(payloads: PayloadStore, workspaceId: string, output: ExecStreamOutput): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for (const ref of output.chunks) {
+    const value = (await payloads.getJson(workspaceId, ref)) as { base64?: unknown };
+    if (typeof value?.base64 !== 'string') throw new Error('an output chunk is not {base64}');
+    parts.push(Buffer.from(value.base64, 'base64'));
+  }
+  const bytes = Buffer.concat(parts);
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  if (bytes.length !== output.bytes || digest !== output.digest) throw new Error(`the stored output does not match its digest: ${bytes.length} bytes hashing to ${digest}, expected ${output.bytes} bytes hashing to ${output.digest}`);
+  return bytes;
+}

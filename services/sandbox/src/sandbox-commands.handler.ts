@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { Inject, Injectable } from '@nestjs/common';
+import { OnCommand } from '@packetagent/bus';
+import { SandboxCommands, type ExecRecord, type ExecResult, type ExecSummary, type ParsedExecRequest, type SandboxStatus } from '@packetagent/contracts';
+import type { DriverSelection } from './drivers/driver-selection';
+import { CancelForwarding } from './exec/cancel-forwarding';
+import { ExecNotFoundError } from './exec/exec-not-found.error';
+import type { ExecRunner } from './exec/exec-runner';
+import type { ExecStore } from './exec/exec-store';
+import { SANDBOX_OPTIONS, type ResolvedSandboxOptions } from './sandbox.options';
+import { DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE } from './sandbox.tokens';
+
+/** `sandbox.*` over NATS request/reply, served by every replica. */
+@Injectable()
+export class SandboxCommandsHandler {
+  constructor(
+    @Inject(EXEC_RUNNER) private readonly runner: ExecRunner,
+    @Inject(EXEC_STORE) private readonly store: ExecStore,
+    @Inject(DRIVER_SELECTION) private readonly drivers: DriverSelection,
+    @Inject(SANDBOX_OPTIONS) private readonly options: ResolvedSandboxOptions,
+    private readonly forwarding: CancelForwarding,
+  ) {}
+
+  @OnCommand(SandboxCommands.exec)
+  exec(request: ParsedExecRequest): Promise<ExecResult> {
+    return this.runner.run(request);
+  }
+
+  @OnCommand(SandboxCommands.cancel)
+  async cancel(request: { workspaceId: string; execId: string }): Promise<{ found: boolean }> {
+    return { found: await this.forwarding.cancel(request.workspaceId, request.execId) };
+  }
+
+  @OnCommand(SandboxCommands.get)
+  async get(request: { workspaceId: string; execId: string }): Promise<ExecRecord> {
+    const record = await this.store.get(request.workspaceId, request.execId);
+    if (!record) throw new ExecNotFoundError(request.execId);
+    const { replica: _replica, ...rest } = record;
+    return rest;
+  }
+
+  @OnCommand(SandboxCommands.list)
+  async list(request: { workspaceId: string; runId?: string; limit: number }): Promise<{ items: ExecSummary[] }> {
+    return { items: await this.store.list(request.workspaceId, request) };
+  }
+
+  @OnCommand(SandboxCommands.status)
+  async status(): Promise<SandboxStatus> {
+    const probes = await this.drivers.all();
+    const current = await this.drivers.current().then(
+      (found) => found.driver.name,
+      () => null,
+    );
+    const chromium = existsSync(this.options.chromiumPath);
+    return {
+      driver: current,
+      drivers: probes.map(({ driver, probe }) => ({ name: driver.name, ...probe })),
+      defaults: this.options.defaults,
+      maximum: this.options.maximum,
+      envAllowlist: this.options.envAllowlist,
+      egressOrigins: this.options.egressOrigins,
+      browser: { available: chromium, detail: chromium ? `Chromium at ${this.options.chromiumPath}` : `no Chromium at ${this.options.chromiumPath}: apt-get install chromium, or set PACKETAGENT_CHROMIUM` },
+    };
+  }
+}

@@ -1,0 +1,60 @@
+import { Inject, Injectable, Module, type DynamicModule, type OnModuleDestroy } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Pool } from 'pg';
+import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
+import { PayloadStore, PG_POOL } from '@packetagent/eventstore';
+import { BubblewrapDriver } from './drivers/bubblewrap/bubblewrap-driver';
+import { DriverSelection } from './drivers/driver-selection';
+import { CancelForwarding } from './exec/cancel-forwarding';
+import { CheckedEgressFetcher } from './exec/egress-fetch';
+import { ExecRunner } from './exec/exec-runner';
+import { ExecStore } from './exec/exec-store';
+import { SandboxCommandsHandler } from './sandbox-commands.handler';
+import { resolveSandboxOptions, SANDBOX_OPTIONS, type ResolvedSandboxOptions, type SandboxModuleOptions } from './sandbox.options';
+import { DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE } from './sandbox.tokens';
+
+/** Ends every command this replica runs when the app stops; each still records how it ended. */
+@Injectable()
+class SandboxShutdown implements OnModuleDestroy {
+  constructor(@Inject(EXEC_RUNNER) private readonly runner: ExecRunner) {}
+
+  async onModuleDestroy(): Promise<void> {
+    await this.runner.cancelAll();
+  }
+}
+
+/** Egress downloads: at most this many bytes per file, this long per request. */
+const EGRESS_MAX_BYTES = 256 * 1024 * 1024;
+const EGRESS_TIMEOUT_MS = 120_000;
+
+/**
+ * Commands in a sandbox (bubblewrap or Docker, no network, hard limits) and a browser per run.
+ * Needs the global providers of BusModule and EventStoreModule (PG_POOL, PayloadStore).
+ */
+@Module({})
+export class SandboxModule {
+  static forRoot(options: SandboxModuleOptions): DynamicModule {
+    const resolved = resolveSandboxOptions(options);
+    return {
+      module: SandboxModule,
+      providers: [
+        { provide: SANDBOX_OPTIONS, useValue: resolved },
+        { provide: EXEC_STORE, useFactory: (pool: Pool) => new ExecStore(pool), inject: [PG_POOL] },
+        {
+          provide: DRIVER_SELECTION,
+          useFactory: (opts: ResolvedSandboxOptions) => new DriverSelection([new BubblewrapDriver({ scratchDir: opts.scratchDir, ...opts.bubblewrap })], opts.driver),
+          inject: [SANDBOX_OPTIONS],
+        },
+        {
+          provide: EXEC_RUNNER,
+          useFactory: (selection: DriverSelection, store: ExecStore, payloads: PayloadStore, nc: NatsConnection, topo: Topology, opts: ResolvedSandboxOptions) =>
+            new ExecRunner(selection, store, payloads, new CheckedEgressFetcher({ allowPrivate: opts.allowPrivate, maxBytes: EGRESS_MAX_BYTES, timeoutMs: EGRESS_TIMEOUT_MS }), { nc, prefix: topo.prefix }, opts),
+          inject: [DRIVER_SELECTION, EXEC_STORE, PayloadStore, NATS_CONNECTION, BUS_TOPOLOGY, SANDBOX_OPTIONS],
+        },
+        CancelForwarding,
+        SandboxCommandsHandler,
+        SandboxShutdown,
+      ],
+    };
+  }
+}

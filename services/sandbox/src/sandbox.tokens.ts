@@ -1,0 +1,4 @@
+export const EXEC_RUNNER = Symbol('EXEC_RUNNER');
+export const EXEC_STORE = Symbol('EXEC_STORE');
+export const DRIVER_SELECTION = Symbol('DRIVER_SELECTION');
+export const BROWSER_SESSIONS = Symbol('BROWSER_SESSIONS');
