@@ -114,17 +114,3 @@ export class OutputCapture {
     });
   }
 }
-
-/** The bytes of a stored stream, each chunk verified by the payload store and the whole against its digest. */
-export async function readStoredOutput(payloads: PayloadStore, workspaceId: string, output: ExecStreamOutput): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for (const ref of output.chunks) {
-    const value = (await payloads.getJson(workspaceId, ref)) as { base64?: unknown };
-    if (typeof value?.base64 !== 'string') throw new Error('an output chunk is not {base64}');
-    parts.push(Buffer.from(value.base64, 'base64'));
-  }
-  const bytes = Buffer.concat(parts);
-  const digest = createHash('sha256').update(bytes).digest('hex');
-  if (bytes.length !== output.bytes || digest !== output.digest) throw new Error(`the stored output does not match its digest: ${bytes.length} bytes hashing to ${digest}, expected ${output.bytes} bytes hashing to ${output.digest}`);
-  return bytes;
-}
