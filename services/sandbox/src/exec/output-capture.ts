@@ -6,6 +6,11 @@ import type { PayloadStore } from '@packetagent/eventstore';
 /** Raw bytes per stored chunk: large enough for few rows, small enough for the payload limit once base64-encoded. */
 export const OUTPUT_CHUNK_BYTES = 4 * 1024 * 1024;
 
+/** Text for previews and live views: UTF-8 with invalid sequences and NUL (which no JSON column takes) as U+FFFD. */
+export function outputText(bytes: Buffer): string {
+  return bytes.toString('utf8').replace(/\u0000/g, '\uFFFD');
+}
+
 /** What both streams of one exec share: the output limit, and who is told when it is reached. */
 export class OutputBudget {
   private kept = 0;
@@ -58,7 +63,7 @@ export class OutputCapture {
         if (keep === 0) return;
         const kept = keep < data.length ? data.subarray(0, keep) : data;
         this.accept(kept);
-        onText(kept.toString('utf8'));
+        onText(outputText(kept));
         if (this.pendingSize >= OUTPUT_CHUNK_BYTES) {
           stream.pause();
           this.flush();
@@ -79,7 +84,7 @@ export class OutputCapture {
     if (this.failure) throw this.failure;
     const preview = Buffer.concat(this.preview);
     return {
-      preview: preview.toString('utf8'),
+      preview: outputText(preview),
       bytes: this.bytes,
       truncated: this.bytes > preview.length,
       digest: this.hash.digest('hex'),

@@ -67,7 +67,8 @@ export function prlimitArguments(exec: PreparedExec, options: { processes: boole
   const { limits } = exec;
   const pair = (value: number) => `${value}:${value}`;
   return [
-    `--cpu=${pair(limits.cpuSeconds)}`,
+    // SIGXCPU at the soft limit names the limit; SIGKILL a second later if it is caught.
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
     `--fsize=${pair(limits.fileSizeBytes)}`,
     `--nofile=${pair(limits.openFiles)}`,
     '--core=0:0',

@@ -1,0 +1,111 @@
+import type { Readable } from 'node:stream';
+import type { ExecLimitName } from '@packetagent/contracts';
+import type Dockerode from 'dockerode';
+import type { DriverExit, DriverProcess } from '../sandbox-driver';
+import type { ContainerOutput } from './container-output';
+import { dockerExit } from './docker-exit';
+import { engineStatus } from './docker-engine';
+
+/** How long the attach stream may stay open after the container exited before it is cut. */
+const OUTPUT_DRAIN_GRACE_MS = 5_000;
+
+interface WaitAnswer {
+  StatusCode: number;
+}
+
+/** A started container: its output, its end, and the kill that also removes it. */
+export class DockerProcess implements DriverProcess {
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  readonly exited: Promise<DriverExit>;
+  private readonly limitListeners: Array<(limit: ExecLimitName) => void> = [];
+  private removal: Promise<void> | undefined;
+  private killRequested = false;
+
+  /** Call once the container is started: the wait is asked for here, before anyone can kill it. */
+  constructor(
+    private readonly container: Dockerode.Container,
+    private readonly output: ContainerOutput,
+  ) {
+    this.stdout = output.stdout;
+    this.stderr = output.stderr;
+    this.exited = this.follow(container.wait() as Promise<WaitAnswer>);
+  }
+
+  async kill(): Promise<void> {
+    this.killRequested = true;
+    await tolerating(this.container.kill({ signal: 'SIGKILL' }), [404, 409]);
+    await this.remove();
+  }
+
+  /**
+   * Docker tells of no limit while the container runs: memory (OOMKilled), CPU time (SIGXCPU) and
+   * file size (SIGXFSZ) are known only once it has exited, and a pids limit hit (fork failing
+   * with EAGAIN) is never reported at all. The listener is kept for the port's sake.
+   */
+  onLimit(listener: (limit: ExecLimitName) => void): void {
+    this.limitListeners.push(listener);
+  }
+
+  private async follow(answer: Promise<WaitAnswer>): Promise<DriverExit> {
+    try {
+      const statusCode = await this.statusCode(answer);
+      const oomKilled = await this.oomKilled();
+      await settledWithin(this.output.closed, OUTPUT_DRAIN_GRACE_MS);
+      await this.remove();
+      return dockerExit(statusCode, oomKilled);
+    } catch (error) {
+      await this.remove().catch(() => undefined);
+      throw error;
+    } finally {
+      this.output.close();
+    }
+  }
+
+  private async statusCode(answer: Promise<WaitAnswer>): Promise<number> {
+    try {
+      return (await answer).StatusCode;
+    } catch (error) {
+      // A kill's forced remove can beat the wait to the engine; it then no longer knows the container.
+      if (this.killRequested && engineStatus(error) === 404) return 128 + 9;
+      throw error;
+    }
+  }
+
+  private async oomKilled(): Promise<boolean> {
+    try {
+      const info = await this.container.inspect();
+      return info.State.OOMKilled === true;
+    } catch (error) {
+      if (engineStatus(error) === 404) return false;
+      throw error;
+    }
+  }
+
+  private remove(): Promise<void> {
+    this.removal ??= tolerating(this.container.remove({ force: true }), [404, 409]);
+    return this.removal;
+  }
+}
+
+/** 404: already gone; 409: not running, or its removal already under way. */
+async function tolerating(request: Promise<unknown>, statuses: number[]): Promise<void> {
+  try {
+    await request;
+  } catch (error) {
+    const status = engineStatus(error);
+    if (status === undefined || !statuses.includes(status)) throw error;
+  }
+}
+
+async function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
