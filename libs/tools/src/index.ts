@@ -2,6 +2,7 @@ export { ToolRegistry, type ToolRegistryOptions } from './lib/registry';
 export { DEFAULT_TOOLS_CONFIG, ToolsConfigSchema, toolsConfig } from './lib/config';
 export { ToolAbortedError, ToolArgumentsError, ToolNotAuthorizedError } from './lib/errors';
 export { forbiddenAddressReason } from './lib/net/address-policy';
+export { CHECKED_FETCH_METHODS, checkedFetch, CheckedFetchError, type CheckedFetchErrorCode, type CheckedFetchMethod, type CheckedFetchRequest, type CheckedFetchResponse } from './lib/net/checked-fetch';
 export { runBranch } from './lib/builtins/git/git.tool';
 export type {
   CallAuthorization,
@@ -9,6 +10,7 @@ export type {
   OperationDescriptor,
   PlannedCall,
   ResolvedAddress,
+  SandboxPort,
   ToolContext,
   ToolOutcome,
   ToolSpec,

@@ -1,9 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { EVENT_REGISTRY } from '@packetagent/bus';
+import { CommandBus, EVENT_REGISTRY } from '@packetagent/bus';
 import { registerIntakeEvents, registerPolicyEvents, registerRunCareEvents, registerRunExecutionEvents, registerSchedulerEvents, type EventRegistry } from '@packetagent/contracts';
 import { envProviderKeys, ProviderRouter, providerConfigFromEnv } from '@packetagent/providers';
 import { ToolRegistry, toolsConfig } from '@packetagent/tools';
 import { RunClaims } from './claims/run-claims';
+import { BusSandbox } from './execution/adapters/bus-sandbox';
 import { SupervisorEngine } from './engine/supervisor-engine';
 import { WakeConsumer } from './engine/wake.consumer';
 import { RunDefinitions } from './execution/run-definitions';
@@ -45,7 +46,11 @@ export class SupervisorModule {
             return new ProviderRouter({ config: providerConfigFromEnv(env), keys: envProviderKeys(env) });
           },
         },
-        { provide: TOOL_REGISTRY, useFactory: () => options.registry ?? new ToolRegistry({ config: toolsConfig(resolved.tools) }) },
+        {
+          provide: TOOL_REGISTRY,
+          useFactory: (commands: CommandBus) => options.registry ?? new ToolRegistry({ config: toolsConfig(resolved.tools), sandbox: new BusSandbox(commands) }),
+          inject: [CommandBus],
+        },
         RunClaims,
         RunDefinitions,
         RunPinning,

@@ -172,11 +172,11 @@ describe(ToolRegistry.name, () => {
       await expect(sut.execute({ ...planned, control: false }, allowFor(planned), ctx)).rejects.toThrow(ToolNotAuthorizedError);
     });
 
-    it('answers sandbox_unavailable for run_command and browser', async () => {
+    it('answers sandbox_unavailable for run_command and browser when no sandbox is configured, never running them here', async () => {
       const command = sut.plan('c', 'run_command', { command: 'npm test' });
       const page = sut.plan('d', 'browser', { action: 'read', url: 'https://example.com/' });
 
-      await expect(sut.execute(command, allowFor(command), ctx)).resolves.toMatchObject({ ok: false, error: { code: 'sandbox_unavailable', message: 'sandbox service not available' } });
+      await expect(sut.execute(command, allowFor(command), ctx)).resolves.toMatchObject({ ok: false, error: { code: 'sandbox_unavailable', message: 'no sandbox service is configured: run_command never runs on the host' } });
       await expect(sut.execute(page, allowFor(page), ctx)).resolves.toMatchObject({ ok: false, error: { code: 'sandbox_unavailable' } });
     });
 

@@ -6,13 +6,15 @@ import { failure, type BuiltinTool, type ToolEnvironment } from './internal/buil
 import { issuesOf } from './internal/schema';
 import { MODEL_TEXT_LIMIT, truncateText } from './internal/text';
 import { systemResolver } from './net/destination';
-import type { CallAuthorization, HostResolver, OperationDescriptor, PlannedCall, ToolContext, ToolOutcome, ToolsConfig, ToolSpec } from './tool.types';
+import type { CallAuthorization, HostResolver, OperationDescriptor, PlannedCall, SandboxPort, ToolContext, ToolOutcome, ToolsConfig, ToolSpec } from './tool.types';
 
 export interface ToolRegistryOptions {
   /** Missing settings take their defaults (see ToolsConfigSchema). */
   config?: Partial<ToolsConfig>;
   /** Resolves host names for the network tools; the system resolver when absent (tests inject one). */
   resolveHost?: HostResolver;
+  /** Where run_command and browser run; without it both answer sandbox_unavailable. */
+  sandbox?: SandboxPort;
 }
 
 /** Largest output (as JSON text) an outcome hands back, whatever a handler produced. */
@@ -63,7 +65,7 @@ export class ToolRegistry {
   private readonly environment: ToolEnvironment;
 
   constructor(options: ToolRegistryOptions = {}) {
-    this.environment = { config: toolsConfig(options.config), resolveHost: options.resolveHost ?? systemResolver };
+    this.environment = { config: toolsConfig(options.config), resolveHost: options.resolveHost ?? systemResolver, sandbox: options.sandbox ?? null };
   }
 
   get config(): ToolsConfig {

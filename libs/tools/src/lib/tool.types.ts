@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue, ToolName } from '@packetagent/contracts';
+import type { BrowserActRequest, BrowserActResult, ExecRequest, ExecResult, JsonObject, JsonValue, ToolName } from '@packetagent/contracts';
 import type { z } from 'zod';
 
 /**
@@ -82,6 +82,18 @@ export interface ToolContext {
   /** Credential values by name, resolved for this call only. */
   credentials: Readonly<Record<string, string>>;
   signal: AbortSignal;
+  /** URL patterns the run's browser grants name: every request of its pages must match one. */
+  browserUrls?: readonly string[];
+}
+
+/**
+ * The sandbox service as the tools see it: run_command and browser run there, never in the
+ * caller's process. Absent, both tools fail closed with `sandbox_unavailable`.
+ */
+export interface SandboxPort {
+  /** Runs the command to its end; an abort of `signal` cancels it (its process tree is killed). */
+  exec(request: ExecRequest, signal: AbortSignal): Promise<ExecResult>;
+  browse(request: BrowserActRequest, signal: AbortSignal): Promise<BrowserActResult>;
 }
 
 export interface ToolOutcome {

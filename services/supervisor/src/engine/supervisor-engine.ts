@@ -12,6 +12,7 @@ import { RunExecution, type DriveOutcome } from '../execution/run-execution';
 import { runPorts, type RunInfrastructure } from '../execution/run-ports';
 import { SUPERVISOR_ACTOR } from '../execution/supervisor-actor';
 import type { PinnedRun } from '../run/run.intent';
+import { browserUrlsOf } from './browser-urls';
 import { foldRun, UnreplayableRunError, type RunAggregate } from '../run/run.state';
 import { PROVIDER_ROUTER, SUPERVISOR_OPTIONS, TOOL_REGISTRY, type SupervisorOptions } from '../supervisor.options';
 
@@ -183,7 +184,7 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
       return { status: 'terminal' };
     }
 
-    const run = { runId, workspaceId, effectiveDigest: state.pin.effectiveDigest };
+    const run = { runId, workspaceId, effectiveDigest: state.pin.effectiveDigest, browserUrls: browserUrlsOf(pinned) };
     const execution = new RunExecution(runPorts(run, model, this.infrastructure()), state, pinned, { replica: this.options.replicaId, claim });
     this.active.set(runId, execution);
     if (claim > 1 && state.started) this.counters.recovered += 1;

@@ -26,7 +26,7 @@ export interface RunInfrastructure {
 const EVENT_BUDGET_BYTES = 384 * 1024;
 
 /** The production ports of one run. */
-export function runPorts(run: { runId: string; workspaceId: string; effectiveDigest: string }, model: ResolvedModel, infra: RunInfrastructure): RunPorts {
+export function runPorts(run: { runId: string; workspaceId: string; effectiveDigest: string; browserUrls?: readonly string[] }, model: ResolvedModel, infra: RunInfrastructure): RunPorts {
   const { options } = infra;
   return {
     model: new RouterModel(infra.router, infra.tools, model),

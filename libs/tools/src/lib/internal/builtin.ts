@@ -1,11 +1,12 @@
 import type { JsonObject, JsonValue } from '@packetagent/contracts';
 import { oneLine } from './text';
-import type { HostResolver, OperationDescriptor, ToolContext, ToolOutcome, ToolsConfig } from '../tool.types';
+import type { HostResolver, OperationDescriptor, SandboxPort, ToolContext, ToolOutcome, ToolsConfig } from '../tool.types';
 
 /** What handlers get besides their arguments and the call's context. */
 export interface ToolEnvironment {
   config: ToolsConfig;
   resolveHost: HostResolver;
+  sandbox: SandboxPort | null;
 }
 
 /**

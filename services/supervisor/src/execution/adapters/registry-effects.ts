@@ -10,7 +10,7 @@ export class RegistryEffects implements EffectsPort {
 
   constructor(
     private readonly registry: ToolRegistry,
-    private readonly run: { runId: string; workspaceId: string },
+    private readonly run: { runId: string; workspaceId: string; browserUrls?: readonly string[] },
     dataDir: string,
   ) {
     this.workDir = join(dataDir, 'runs', run.runId, 'workspace');
@@ -19,6 +19,6 @@ export class RegistryEffects implements EffectsPort {
   async execute(planned: PlannedCall, authorization: CallAuthorization, call: { idempotencyKey: string; credentials: Record<string, string>; signal: AbortSignal }): Promise<ToolOutcome> {
     this.workDirReady ??= mkdir(this.workDir, { recursive: true });
     await this.workDirReady;
-    return this.registry.execute(planned, authorization, { workspaceId: this.run.workspaceId, runId: this.run.runId, workDir: this.workDir, ...call });
+    return this.registry.execute(planned, authorization, { workspaceId: this.run.workspaceId, runId: this.run.runId, workDir: this.workDir, browserUrls: this.run.browserUrls ?? [], ...call });
   }
 }

@@ -1,9 +1,10 @@
-import { KNOWN_TOOLS, type JsonObject } from '@packetagent/contracts';
+import { KNOWN_TOOLS, type BrowserActResult, type JsonObject } from '@packetagent/contracts';
 import { z } from 'zod';
 import { failure, type BuiltinTool } from '../../internal/builtin';
 import { canonicalUrl, checkHttpUrl } from '../../internal/http-shared';
 import { toParameters } from '../../internal/schema';
 import { redactBulk } from '../../internal/text';
+import { sandboxFailure } from '../sandbox-failure';
 
 const ACTIONS = KNOWN_TOOLS.browser.verbs;
 const MUTATING: readonly string[] = KNOWN_TOOLS.browser.mutatingVerbs;
@@ -45,7 +46,35 @@ export const browserTool: BuiltinTool<BrowserArgs> = {
     },
   },
 
-  async execute() {
-    return failure('sandbox_unavailable', 'sandbox service not available');
+  async execute(args, ctx, env) {
+    if (!env.sandbox) return failure('sandbox_unavailable', 'no sandbox service is configured: the browser never runs in the caller');
+    let result: BrowserActResult;
+    try {
+      result = await env.sandbox.browse(
+        {
+          workspaceId: ctx.workspaceId,
+          runId: ctx.runId,
+          action: args.action,
+          url: args.url,
+          ...(args.selector !== undefined ? { selector: args.selector } : {}),
+          ...(args.text !== undefined ? { text: args.text } : {}),
+          allowedUrls: [...(ctx.browserUrls ?? [])],
+        },
+        ctx.signal,
+      );
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      return sandboxFailure(error);
+    }
+    const output: JsonObject = { url: result.url, title: result.title, status: result.status };
+    if (result.text !== null) output['text'] = result.text;
+    if (result.screenshot) output['screenshot'] = { ...result.screenshot, sha256: result.screenshotSha256 };
+    if (result.blocked.length) output['blocked'] = result.blocked;
+    if (!result.ok) {
+      const error = result.error ?? { code: 'browser_failed', message: 'the browser action failed' };
+      return { ok: false, output: { ...output, error }, summary: `${error.code}: ${error.message}`, error };
+    }
+    const blocked = result.blocked.length ? `, ${result.blocked.length} request(s) blocked` : '';
+    return { ok: true, output, summary: `${args.action} ${result.url}${result.status !== null ? ` (${result.status})` : ''}${blocked}` };
   },
 };

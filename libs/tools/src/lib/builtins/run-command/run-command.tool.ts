@@ -1,8 +1,10 @@
-import { normaliseResource } from '@packetagent/contracts';
+import { EgressRequestSchema, EXEC_ENV_NAME, normaliseResource, SECRET_LIKE_ENV_NAME, type ExecResult, type JsonObject } from '@packetagent/contracts';
 import { z } from 'zod';
 import { failure, type BuiltinTool } from '../../internal/builtin';
 import { toParameters } from '../../internal/schema';
 import { normaliseWorkspacePath } from '../../workspace/workspace-path';
+import { commandArguments } from './command-line';
+import { sandboxFailure } from '../sandbox-failure';
 
 const ArgsSchema = z.strictObject({
   command: z
@@ -11,9 +13,11 @@ const ArgsSchema = z.strictObject({
     .max(2000)
     .superRefine((command, ctx) => {
       const checked = normaliseResource('run_command', command);
-      if (!checked.ok) ctx.addIssue({ code: 'custom', message: checked.message });
+      if (!checked.ok) return ctx.addIssue({ code: 'custom', message: checked.message });
+      const split = commandArguments(command);
+      if (!split.ok) ctx.addIssue({ code: 'custom', message: split.message });
     })
-    .describe('The program and its arguments, e.g. "npm test"; no shell: ; | & $ < > and backticks are refused.'),
+    .describe('The program and its arguments, e.g. "npm test"; quotes keep spaces in an argument. No shell: ; | & $ < > and backticks are refused.'),
   cwd: z
     .string()
     .max(1024)
@@ -23,15 +27,51 @@ const ArgsSchema = z.strictObject({
     })
     .optional()
     .describe('Directory relative to the run workspace; the workspace itself when omitted.'),
-  timeoutSeconds: z.number().int().min(1).max(3600).optional().describe('Wall time limit for the command.'),
+  timeoutSeconds: z.number().int().min(1).max(3600).optional().describe('Wall time limit for the command; the whole process tree is killed at it.'),
+  env: z
+    .record(
+      z
+        .string()
+        .regex(EXEC_ENV_NAME, 'a plain environment name')
+        .refine((name) => !SECRET_LIKE_ENV_NAME.test(name), 'looks like a secret: secrets come from credentials, never the environment'),
+      z.string().max(4096),
+    )
+    .optional()
+    .describe('Environment variables for the command (names from the operator allowlist only).'),
+  egress: z.array(EgressRequestSchema).max(16).optional().describe('Files fetched (GET only, from operator-allowlisted origins) before the command starts, read-only at /input/egress/<as>.'),
 });
 
 export type RunCommandArgs = z.output<typeof ArgsSchema>;
 
+/** What the model sees of a finished command: exit, limit, and a preview of each stream. */
+function commandOutput(result: ExecResult): JsonObject {
+  const output: JsonObject = {
+    exitCode: result.exitCode,
+    state: result.state,
+    stdout: result.stdout.preview,
+    stderr: result.stderr.preview,
+    stdoutBytes: result.stdout.bytes,
+    stderrBytes: result.stderr.bytes,
+    durationMs: result.durationMs,
+  };
+  if (result.signal) output['signal'] = result.signal;
+  if (result.limit) output['limit'] = result.limit;
+  if (result.message) output['message'] = result.message;
+  if (result.stdout.truncated || result.stderr.truncated) output['truncated'] = 'the preview is the start of the output; the whole of it is kept with the exec';
+  if (result.egress.length) output['egress'] = result.egress.map((file) => ({ as: file.as, url: file.url, size: file.size, digest: file.digest }));
+  return output;
+}
+
+function summaryOf(result: ExecResult): string {
+  if (result.state === 'failed') return `did not start: ${result.message ?? 'unknown reason'}`;
+  if (result.limit) return `killed at its ${result.limit.replace('_', ' ')} limit after ${result.durationMs} ms`;
+  return `exit ${result.exitCode} in ${result.durationMs} ms (${result.stdout.bytes} bytes out, ${result.stderr.bytes} bytes err)`;
+}
+
 export const runCommandTool: BuiltinTool<RunCommandArgs> = {
   descriptor: {
     tool: 'run_command',
-    description: 'Runs a program in the run\'s sandbox, in the run workspace, and returns its exit code and output.',
+    description: "Runs a program in the run's sandbox (no network, hard limits), in the run workspace (/workspace), and returns its exit code and output.",
     parameters: toParameters(ArgsSchema),
     argsSchema: ArgsSchema,
     verb: () => 'exec',
@@ -42,10 +82,44 @@ export const runCommandTool: BuiltinTool<RunCommandArgs> = {
     mutating: () => true,
     idempotentByKey: () => false,
     credentials: () => [],
-    redact: (args) => ({ command: args.command, ...(args.cwd !== undefined ? { cwd: args.cwd } : {}), ...(args.timeoutSeconds !== undefined ? { timeoutSeconds: args.timeoutSeconds } : {}) }),
+    redact: (args) => ({
+      command: args.command,
+      ...(args.cwd !== undefined ? { cwd: args.cwd } : {}),
+      ...(args.timeoutSeconds !== undefined ? { timeoutSeconds: args.timeoutSeconds } : {}),
+      ...(args.env !== undefined ? { env: Object.keys(args.env).sort() } : {}),
+      ...(args.egress !== undefined ? { egress: args.egress.map((file) => file.url) } : {}),
+    }),
   },
 
-  async execute() {
-    return failure('sandbox_unavailable', 'sandbox service not available');
+  async execute(args, ctx, env) {
+    if (!env.sandbox) return failure('sandbox_unavailable', 'no sandbox service is configured: run_command never runs on the host');
+    const split = commandArguments(args.command);
+    if (!split.ok) return failure('invalid_command', split.message);
+    let result: ExecResult;
+    try {
+      result = await env.sandbox.exec(
+        {
+          // One exec per effect: a repeat of the same call names the same exec and gets its result.
+          execId: ctx.idempotencyKey,
+          workspaceId: ctx.workspaceId,
+          runId: ctx.runId,
+          argv: split.argv,
+          cwd: args.cwd ?? '.',
+          env: args.env ?? {},
+          limits: args.timeoutSeconds !== undefined ? { wallTimeMs: args.timeoutSeconds * 1000 } : {},
+          egress: args.egress ?? [],
+          requestedBy: { kind: 'service', id: 'supervisor' },
+        },
+        ctx.signal,
+      );
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      return sandboxFailure(error);
+    }
+    const output = commandOutput(result);
+    const ok = result.state === 'exited' && result.exitCode === 0;
+    if (ok) return { ok, output, summary: summaryOf(result) };
+    const code = result.state === 'failed' ? 'command_not_started' : result.limit ? 'command_limit' : 'command_failed';
+    return { ok, output: { ...output, error: { code, message: summaryOf(result) } }, summary: `${code}: ${summaryOf(result)}`, error: { code, message: summaryOf(result) } };
   },
 };
