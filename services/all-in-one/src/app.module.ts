@@ -16,6 +16,7 @@ import { SchedulerModule } from '@packetagent/scheduler';
 import { SupervisorModule } from '@packetagent/supervisor';
 import { CrashAfterAppend } from './testing/crash-after-append';
 import { VaultModule } from '@packetagent/vault';
+import { SandboxModule } from '@packetagent/sandbox';
 import { eventRegistry } from './event-registry';
 import type { Env } from './env';
 import { HealthController } from './health/health.controller';
@@ -26,6 +27,13 @@ import { ENV } from './tokens';
 
 function commaList(value: string): string[] {
   return value.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+/** Where the Docker driver finds its engine: a unix socket or a TCP address. */
+function dockerEngine(host: string | undefined): { socketPath?: string; host?: string } {
+  if (!host) return {};
+  if (host.startsWith('unix://')) return { socketPath: host.slice('unix://'.length) };
+  return { host };
 }
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
@@ -96,6 +104,23 @@ export class AppModule {
           masterKeyFile: env.PACKETAGENT_MASTER_KEY_FILE,
           dataDir: env.PACKETAGENT_DATA_DIR,
           grantSigningKey,
+          log,
+        }),
+        SandboxModule.forRoot({
+          dataDir: env.PACKETAGENT_DATA_DIR,
+          driver: env.PACKETAGENT_SANDBOX_DRIVER,
+          defaults: { wallTimeMs: env.PACKETAGENT_SANDBOX_WALL_TIME_MS, memoryBytes: env.PACKETAGENT_SANDBOX_MEMORY_BYTES, pids: env.PACKETAGENT_SANDBOX_PIDS, outputBytes: env.PACKETAGENT_SANDBOX_OUTPUT_BYTES },
+          maximum: {
+            wallTimeMs: env.PACKETAGENT_SANDBOX_MAX_WALL_TIME_MS,
+            memoryBytes: Math.max(env.PACKETAGENT_SANDBOX_MEMORY_BYTES, 8 * 1024 ** 3),
+            pids: Math.max(env.PACKETAGENT_SANDBOX_PIDS, 4_096),
+            outputBytes: Math.max(env.PACKETAGENT_SANDBOX_OUTPUT_BYTES, 512 * 1024 ** 2),
+          },
+          envAllowlist: commaList(env.PACKETAGENT_SANDBOX_ENV_ALLOWLIST),
+          egressOrigins: commaList(env.PACKETAGENT_SANDBOX_EGRESS_ORIGINS),
+          allowPrivate: commaList(env.PACKETAGENT_HTTP_ALLOW_PRIVATE),
+          docker: { ...dockerEngine(env.PACKETAGENT_SANDBOX_DOCKER_HOST), image: env.PACKETAGENT_SANDBOX_DOCKER_IMAGE },
+          chromiumPath: env.PACKETAGENT_CHROMIUM,
           log,
         }),
         SchedulerModule.forRoot({

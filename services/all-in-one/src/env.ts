@@ -49,6 +49,25 @@ export const EnvSchema = z.object({
    */
   PACKETAGENT_FAULT_CRASH_AFTER: z.string().regex(/^[a-z_]+\.[a-z_]+(#[1-9][0-9]*)?$/).optional(),
   /** `host:port` pairs http_fetch may reach although they resolve to private addresses (comma-separated). */
+  /** Where run_command runs: `auto` takes bubblewrap, then Docker; with neither, commands fail closed (sandbox_unavailable). */
+  PACKETAGENT_SANDBOX_DRIVER: z.enum(['auto', 'bubblewrap', 'docker']).default('auto'),
+  /** Environment names commands may be given besides CI, NODE_ENV, LANG, LC_ALL, TZ, TERM, DEBUG, NO_COLOR, FORCE_COLOR; comma-separated. Secret-like names are refused whatever this says. */
+  PACKETAGENT_SANDBOX_ENV_ALLOWLIST: z.string().default(''),
+  /** Origins declared egress may be fetched from (GET only, before the command starts), comma-separated. */
+  PACKETAGENT_SANDBOX_EGRESS_ORIGINS: z.string().default(''),
+  /** Wall time a command gets when it names none, and the most it may ask for, in milliseconds. */
+  PACKETAGENT_SANDBOX_WALL_TIME_MS: z.coerce.number().int().min(100).default(600_000),
+  PACKETAGENT_SANDBOX_MAX_WALL_TIME_MS: z.coerce.number().int().min(100).max(86_400_000).default(3_600_000),
+  /** Memory and processes (threads included) one command may use. */
+  PACKETAGENT_SANDBOX_MEMORY_BYTES: z.coerce.number().int().min(16 * 1024 * 1024).default(1024 * 1024 * 1024),
+  PACKETAGENT_SANDBOX_PIDS: z.coerce.number().int().min(4).max(65_536).default(256),
+  /** stdout and stderr together one command may write; past it the command is killed and the output so far kept. */
+  PACKETAGENT_SANDBOX_OUTPUT_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(128 * 1024 * 1024),
+  /** Docker driver: the engine (`unix:///var/run/docker.sock` or `tcp://host:2375`) and the image commands run in. */
+  PACKETAGENT_SANDBOX_DOCKER_HOST: z.string().optional(),
+  PACKETAGENT_SANDBOX_DOCKER_IMAGE: z.string().default('node:20-bookworm-slim'),
+  /** Chromium for the browser tool. */
+  PACKETAGENT_CHROMIUM: z.string().default('/usr/bin/chromium'),
   PACKETAGENT_HTTP_ALLOW_PRIVATE: z.string().default(''),
   /** Origins known to honour Idempotency-Key (comma-separated): their POST and PATCH are retried after a crash. */
   PACKETAGENT_HTTP_IDEMPOTENCY_KEY_ORIGINS: z.string().default(''),
