@@ -41,8 +41,8 @@ async function text(stream: Readable): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function runToEnd(process: DriverProcess) {
-  const [stdout, stderr, exit] = await Promise.all([text(process.stdout), text(process.stderr), process.exited]);
+async function runToEnd(running: DriverProcess) {
+  const [stdout, stderr, exit] = await Promise.all([text(running.stdout), text(running.stderr), running.exited]);
   return { stdout, stderr, exit };
 }
 
@@ -213,10 +213,10 @@ describe(`${DockerDriver.name} against a Docker Engine API peer`, () => {
     });
 
     it('removes the container once it exited, before the exit is answered', async () => {
-      const process = await sut.start(exec);
+      const running = await sut.start(exec);
       expect(peer.containerIds()).toHaveLength(1);
 
-      await runToEnd(process);
+      await runToEnd(running);
 
       expect(peer.containerIds()).toEqual([]);
     });
@@ -229,6 +229,16 @@ describe(`${DockerDriver.name} against a Docker Engine API peer`, () => {
       await expect(started).rejects.toBeInstanceOf(DriverStartError);
       await expect(started).rejects.toThrow('run `docker pull python:3.12-slim`');
       expect(peer.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /containers/create']);
+    });
+
+    it('fails with the engine refusal, and removes the container, when the engine will not start it', async () => {
+      script(() => ({ startError: 'exec: "nope": executable file not found in $PATH' }));
+
+      const started = sut.start({ ...exec, argv: ['nope'] });
+
+      await expect(started).rejects.toBeInstanceOf(DriverStartError);
+      await expect(started).rejects.toThrow('the Docker engine could not start the container: exec: "nope": executable file not found in $PATH');
+      expect(peer.containerIds()).toEqual([]);
     });
 
     it('fails saying there is no engine when nothing listens on the socket', async () => {
@@ -245,10 +255,10 @@ describe(`${DockerDriver.name} against a Docker Engine API peer`, () => {
   describe('kill', () => {
     it('cuts a container that would run on, which then answers the wait with SIGKILL and is removed', async () => {
       script(() => ({ output: [{ stream: 'stdout', data: 'working\n' }], exit: 'until-killed' }));
-      const process = await sut.start(exec);
+      const running = await sut.start(exec);
 
-      await process.kill();
-      const { stdout, exit } = await runToEnd(process);
+      await running.kill();
+      const { stdout, exit } = await runToEnd(running);
 
       expect(exit).toEqual({ exitCode: null, signal: 'SIGKILL', limit: null });
       expect(stdout).toBe('working\n');
@@ -258,21 +268,21 @@ describe(`${DockerDriver.name} against a Docker Engine API peer`, () => {
 
     it('may be called again, and after the end, without error', async () => {
       script(() => ({ exit: 'until-killed' }));
-      const process = await sut.start(exec);
+      const running = await sut.start(exec);
 
-      await Promise.all([process.kill(), process.kill()]);
-      await process.exited;
-      await process.kill();
+      await Promise.all([running.kill(), running.kill()]);
+      await running.exited;
+      await running.kill();
 
       expect(peer.requests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
       expect(peer.containerIds()).toEqual([]);
     });
 
     it('tolerates the engine no longer knowing the container (404)', async () => {
-      const process = await sut.start(exec);
-      await runToEnd(process);
+      const running = await sut.start(exec);
+      await runToEnd(running);
 
-      await expect(process.kill()).resolves.toBeUndefined();
+      await expect(running.kill()).resolves.toBeUndefined();
       expect(peer.requests.filter((r) => r.path.endsWith('/kill'))).toHaveLength(1);
     });
   });

@@ -21,9 +21,9 @@ export function dockerOptionsFromHost(address: string): Dockerode.DockerOptions 
   if (address.startsWith('/')) return { socketPath: address };
   if (address.startsWith('unix://')) return { socketPath: address.slice('unix://'.length) };
   const url = new URL(address);
-  const protocol = url.protocol === 'https:' ? 'https' : 'http';
   if (!['tcp:', 'http:', 'https:'].includes(url.protocol)) throw new Error(`unsupported Docker host ${JSON.stringify(address)}: expected unix://, tcp://, http:// or https://`);
-  return { protocol, host: url.hostname, port: url.port || (protocol === 'https' ? 2376 : 2375) };
+  const protocol = url.protocol === 'https:' ? 'https' : 'http';
+  return { protocol, host: url.hostname, port: url.port ? Number(url.port) : protocol === 'https' ? 2376 : 2375 };
 }
 
 /** Where the client dials, for messages: the socket path or the URL. */

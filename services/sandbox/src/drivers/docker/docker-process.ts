@@ -18,7 +18,6 @@ export class DockerProcess implements DriverProcess {
   readonly stdout: Readable;
   readonly stderr: Readable;
   readonly exited: Promise<DriverExit>;
-  private readonly limitListeners: Array<(limit: ExecLimitName) => void> = [];
   private removal: Promise<void> | undefined;
   private killRequested = false;
 
@@ -39,12 +38,14 @@ export class DockerProcess implements DriverProcess {
   }
 
   /**
-   * Docker tells of no limit while the container runs: memory (OOMKilled), CPU time (SIGXCPU) and
-   * file size (SIGXFSZ) are known only once it has exited, and a pids limit hit (fork failing
-   * with EAGAIN) is never reported at all. The listener is kept for the port's sake.
+   * Never called: the calls this driver makes learn of limits only at the end. Memory comes as
+   * State.OOMKilled (set for an OOM kill of any process of the container, a child's included),
+   * CPU time and file size as the SIGXCPU and SIGXFSZ exit statuses, and a pids limit hit (fork
+   * failing with EAGAIN) is never reported at all. The engine's event stream does announce `oom`
+   * as it happens; following it would let the runner end a command whose child was OOM-killed.
    */
-  onLimit(listener: (limit: ExecLimitName) => void): void {
-    this.limitListeners.push(listener);
+  onLimit(_listener: (limit: ExecLimitName) => void): void {
+    return;
   }
 
   private async follow(answer: Promise<WaitAnswer>): Promise<DriverExit> {

@@ -130,9 +130,7 @@ export class DockerEnginePeer {
       case 'POST /attach':
         return this.streamWithoutUpgrade(container, query, res);
       case 'POST /start':
-        if (container.running) return empty(res, 304);
-        container.start();
-        return empty(res, 204);
+        return this.startContainer(container, res);
       case 'POST /wait': {
         // Like the engine: the headers go at once, the body when the container exits.
         res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -161,6 +159,13 @@ export class DockerEnginePeer {
     const container = new PeerContainer(body, this.script);
     this.containers.set(container.id, container);
     json(res, 201, { Id: container.id, Warnings: [] });
+  }
+
+  private startContainer(container: PeerContainer, res: ServerResponse): void {
+    if (container.running) return empty(res, 304);
+    const refusal = container.start();
+    if (refusal !== null) throw new EngineError(400, refusal);
+    empty(res, 204);
   }
 
   private removeContainer(container: PeerContainer, force: boolean, res: ServerResponse): void {

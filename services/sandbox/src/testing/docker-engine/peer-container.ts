@@ -16,6 +16,8 @@ export interface ScriptedRun {
   exit?: number | 'until-killed';
   /** The kernel OOM-killed a process of the container: inspect shows State.OOMKilled. */
   oomKilled?: boolean;
+  /** The engine refuses the start with this message (a 400, as for a program not found without an init). */
+  startError?: string;
 }
 
 export type ContainerScript = (create: ContainerCreateOptions) => ScriptedRun;
@@ -62,10 +64,14 @@ export class PeerContainer {
     this.sinks.delete(sink);
   }
 
-  start(): void {
+  /** Starts the scripted run; answers the engine's refusal instead when the script says so. */
+  start(): string | null {
+    const run = this.script(this.create);
+    if (run.startError !== undefined) return run.startError;
     this.status = 'running';
     this.startedAt = new Date().toISOString();
-    void this.run(this.script(this.create));
+    void this.run(run);
+    return null;
   }
 
   /** Ends the container as the signal would; false when it is not running (the engine's 409). */
