@@ -10,6 +10,7 @@ function onPath(command) {
 /** Each need: how to tell it is there, and the Debian package that provides it. */
 const NEEDS = [
   { what: 'Chromium (the console browser tests)', present: () => existsSync(process.env.PACKETAGENT_CHROMIUM ?? '/usr/bin/chromium'), pkg: 'chromium' },
+  { what: 'bubblewrap (the sandbox run_command runs in)', present: () => existsSync('/usr/bin/bwrap'), pkg: 'bubblewrap' },
   { what: 'nats-server', present: () => onPath('nats-server'), pkg: 'nats-server' },
   { what: 'redis-server', present: () => onPath('redis-server'), pkg: 'redis-server' },
 ];

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Module, type DynamicModule, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Pool } from 'pg';
 import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
@@ -13,10 +13,23 @@ import { SandboxCommandsHandler } from './sandbox-commands.handler';
 import { resolveSandboxOptions, SANDBOX_OPTIONS, type ResolvedSandboxOptions, type SandboxModuleOptions } from './sandbox.options';
 import { DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE } from './sandbox.tokens';
 
-/** Ends every command this replica runs when the app stops; each still records how it ended. */
+/** Says at start which driver commands run in, or what to install; ends every command this replica runs when the app stops. */
 @Injectable()
-class SandboxShutdown implements OnModuleDestroy {
-  constructor(@Inject(EXEC_RUNNER) private readonly runner: ExecRunner) {}
+class SandboxLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
+  constructor(
+    @Inject(EXEC_RUNNER) private readonly runner: ExecRunner,
+    @Inject(DRIVER_SELECTION) private readonly drivers: DriverSelection,
+    @Inject(SANDBOX_OPTIONS) private readonly options: ResolvedSandboxOptions,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      const { driver, probe } = await this.drivers.current();
+      this.options.log('info', `sandbox: commands run in ${driver.name} (${probe.detail})`, probe.unenforced.length ? { unenforced: probe.unenforced } : {});
+    } catch (error) {
+      this.options.log('warn', `sandbox: ${error instanceof Error ? error.message : String(error)}; run_command answers sandbox_unavailable until one is installed`);
+    }
+  }
 
   async onModuleDestroy(): Promise<void> {
     await this.runner.cancelAll();
@@ -53,7 +66,7 @@ export class SandboxModule {
         },
         CancelForwarding,
         SandboxCommandsHandler,
-        SandboxShutdown,
+        SandboxLifecycle,
       ],
     };
   }
