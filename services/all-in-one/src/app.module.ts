@@ -9,6 +9,7 @@ import { AuditRoutesModule, LiveRoutesModule } from '@packetagent/gateway';
 import { OperationsRoutesModule } from '@packetagent/gateway';
 import { MigrationRoutesModule } from '@packetagent/gateway';
 import { SupervisionRoutesModule } from '@packetagent/gateway';
+import { SandboxRoutesModule } from '@packetagent/gateway';
 import { ProjectorModule } from '@packetagent/projector';
 import { IntakeModule } from '@packetagent/intake';
 import { PolicyModule } from '@packetagent/policy';
@@ -27,13 +28,6 @@ import { ENV } from './tokens';
 
 function commaList(value: string): string[] {
   return value.split(',').map((item) => item.trim()).filter(Boolean);
-}
-
-/** Where the Docker driver finds its engine: a unix socket or a TCP address. */
-function dockerEngine(host: string | undefined): { socketPath?: string; host?: string } {
-  if (!host) return {};
-  if (host.startsWith('unix://')) return { socketPath: host.slice('unix://'.length) };
-  return { host };
 }
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
@@ -89,6 +83,7 @@ export class AppModule {
         OperationsRoutesModule,
         MigrationRoutesModule,
         SupervisionRoutesModule,
+        SandboxRoutesModule.forRoot({ heartbeatMs: env.PACKETAGENT_SSE_HEARTBEAT_MS, maxStreamsPerWorkspace: env.PACKETAGENT_SSE_MAX_CONNECTIONS_PER_WORKSPACE }),
         ProjectorModule.forRoot({ log }),
         IntakeModule.forRoot({ inlineInputBytes: env.PACKETAGENT_INLINE_INPUT_BYTES, maxInputBytes: env.PACKETAGENT_MAX_INPUT_BYTES }),
         PolicyModule.forRoot({
@@ -119,7 +114,7 @@ export class AppModule {
           envAllowlist: commaList(env.PACKETAGENT_SANDBOX_ENV_ALLOWLIST),
           egressOrigins: commaList(env.PACKETAGENT_SANDBOX_EGRESS_ORIGINS),
           allowPrivate: commaList(env.PACKETAGENT_HTTP_ALLOW_PRIVATE),
-          docker: { ...dockerEngine(env.PACKETAGENT_SANDBOX_DOCKER_HOST), image: env.PACKETAGENT_SANDBOX_DOCKER_IMAGE },
+          docker: { ...(env.PACKETAGENT_SANDBOX_DOCKER_HOST ? { host: env.PACKETAGENT_SANDBOX_DOCKER_HOST } : {}), image: env.PACKETAGENT_SANDBOX_DOCKER_IMAGE },
           chromiumPath: env.PACKETAGENT_CHROMIUM,
           log,
         }),

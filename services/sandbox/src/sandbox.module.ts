@@ -5,6 +5,8 @@ import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import { PayloadStore, PG_POOL } from '@packetagent/eventstore';
 import { BubblewrapDriver } from './drivers/bubblewrap/bubblewrap-driver';
 import { DriverSelection } from './drivers/driver-selection';
+import { DockerDriver } from './drivers/docker/docker-driver';
+import { dockerOptionsFromHost } from './drivers/docker/docker-engine';
 import { CancelForwarding } from './exec/cancel-forwarding';
 import { CheckedEgressFetcher } from './exec/egress-fetch';
 import { ExecRunner } from './exec/exec-runner';
@@ -55,7 +57,14 @@ export class SandboxModule {
         { provide: EXEC_STORE, useFactory: (pool: Pool) => new ExecStore(pool), inject: [PG_POOL] },
         {
           provide: DRIVER_SELECTION,
-          useFactory: (opts: ResolvedSandboxOptions) => new DriverSelection([new BubblewrapDriver({ scratchDir: opts.scratchDir, ...opts.bubblewrap })], opts.driver),
+          useFactory: (opts: ResolvedSandboxOptions) =>
+            new DriverSelection(
+              [
+                new BubblewrapDriver({ scratchDir: opts.scratchDir, ...opts.bubblewrap }),
+                new DockerDriver({ image: opts.docker.image, user: opts.docker.user, ...(opts.docker.host ? { docker: dockerOptionsFromHost(opts.docker.host) } : {}) }),
+              ],
+              opts.driver,
+            ),
           inject: [SANDBOX_OPTIONS],
         },
         {

@@ -18,7 +18,8 @@ export interface SandboxModuleOptions {
   egressOrigins?: readonly string[];
   /** `host:port` pairs egress and the browser may reach although they resolve to private addresses. */
   allowPrivate?: readonly string[];
-  docker?: { host?: string; socketPath?: string; image?: string; user?: string };
+  /** Docker driver: the engine (`unix:///path`, `tcp://host:port`; DOCKER_HOST's or the default socket when absent) and the image. */
+  docker?: { host?: string; image?: string; user?: string };
   bubblewrap?: { bwrapPath?: string; uid?: number; gid?: number };
   /** Chromium for the browser tool. */
   chromiumPath?: string;
@@ -67,7 +68,7 @@ export interface ResolvedSandboxOptions {
   envAllowlist: string[];
   egressOrigins: string[];
   allowPrivate: string[];
-  docker: { host?: string; socketPath?: string; image: string; user: string };
+  docker: { host?: string; image: string; user: string };
   bubblewrap: { bwrapPath?: string; uid?: number; gid?: number };
   chromiumPath: string;
   previewBytes: number;

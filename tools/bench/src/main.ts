@@ -4,7 +4,8 @@
  * reservations through the compiled app against a bare UPDATE of one row, tool-call
  * authorisation through the compiled app against a bare NATS echo, and run execution by the
  * compiled app's supervisors against a single commit and graphile-worker, in the same run on the
- * same database server and NATS. PACKETAGENT_BENCH_PHASES=execution (comma-separated) runs some
+ * same database server and NATS, and commands through the sandbox service against a bare
+ * spawn. PACKETAGENT_BENCH_PHASES=execution (comma-separated) runs some
  * phases only. Prints tables and writes JSON to tools/bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { hopTables } from './hops';
 import type { CpuWithServers } from './server-cpu';
 import { benchOperations, printOperations } from './operations.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
+import { benchSandbox, type SandboxResults } from './sandbox.bench';
 import { ratio, table } from './stats';
 
 const quick = process.env['PACKETAGENT_BENCH_QUICK'] === '1';
@@ -42,7 +44,7 @@ async function withFresh<T>(fn: (fresh: { db: TestDatabase; nc: NatsConnection; 
 }
 
 /** Phases in the order they run; PACKETAGENT_BENCH_PHASES (comma-separated) selects some of them. */
-const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution', 'operations'] as const;
+const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution', 'operations', 'sandbox'] as const;
 type Phase = (typeof PHASES)[number];
 
 function selectedPhases(): Set<Phase> {
@@ -184,6 +186,12 @@ async function main(): Promise<void> {
     });
     results['operations'] = operations;
     printOperations(operations);
+  }
+
+  if (phases.has('sandbox')) {
+    const sandbox = await benchSandbox({ warmup: quick ? 5 : 20, count: quick ? 30 : 200 });
+    results['sandbox'] = sandbox;
+    printSandbox(sandbox);
   }
 
   const dir = join(__dirname, '..', 'results');
@@ -391,3 +399,18 @@ main().catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });
+
+function printSandbox(sandbox: SandboxResults): void {
+  process.stdout.write(`\n(h) sandbox: start-to-exit of \`true\` one at a time, through the sandbox service (${sandbox.driver}: NATS request, checks, namespaces, control groups, record, answer) and spawned directly from this process\n`);
+  const goal = 3 * sandbox.direct.p50 + 20;
+  process.stdout.write(
+    table(
+      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs direct'],
+      [
+        ['through the sandbox', sandbox.sandboxed.count, sandbox.sandboxed.p50, sandbox.sandboxed.p99, sandbox.sandboxed.max, ratio(sandbox.sandboxed.p50, sandbox.direct.p50)],
+        ['direct spawn', sandbox.direct.count, sandbox.direct.p50, sandbox.direct.p99, sandbox.direct.max, '1.00x'],
+      ],
+    ),
+  );
+  process.stdout.write(`goal: p50 at most 3x direct + 20 ms = ${goal.toFixed(1)} ms; ${sandbox.sandboxed.p50 <= goal ? 'met' : 'not met'}${sandbox.unenforced.length ? `; not enforced here: ${sandbox.unenforced.join('; ')}` : ''}\n`);
+}
