@@ -412,5 +412,5 @@ function printSandbox(sandbox: SandboxResults): void {
       ],
     ),
   );
-  process.stdout.write(`goal: p50 at most 3x direct + 20 ms = ${goal.toFixed(1)} ms; ${sandbox.sandboxed.p50 <= goal ? 'met' : 'not met'}${sandbox.unenforced.length ? `; not enforced here: ${sandbox.unenforced.join('; ')}` : ''}\n`);
+  process.stdout.write(`\ngoal: p50 at most 3x direct + 20 ms = ${goal.toFixed(1)} ms; ${sandbox.sandboxed.p50 <= goal ? 'met' : 'not met'}${sandbox.unenforced.length ? `; not enforced here: ${sandbox.unenforced.join('; ')}` : ''}\n`);
 }

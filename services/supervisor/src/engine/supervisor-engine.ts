@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { BUS_TOPOLOGY, CommandBus, EVENT_REGISTRY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
-import { DomainError, PolicyCommands, runStreamId, type EventRegistry, type RunExecutionEventData } from '@packetagent/contracts';
+import { DomainError, PolicyCommands, runStreamId, SandboxCommands, type EventRegistry, type RunExecutionEventData } from '@packetagent/contracts';
 import { PayloadStore, PostgresEventStore } from '@packetagent/eventstore';
 import type { ProviderRouter, ResolvedModel } from '@packetagent/providers';
 import type { ToolRegistry } from '@packetagent/tools';
@@ -190,6 +190,8 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
     if (claim > 1 && state.started) this.counters.recovered += 1;
     if (!state.started) this.counters.started += 1;
     const outcome: DriveOutcome = await execution.drive();
+    // A run's browser page lives while the run is driven here; a parked or ended run gets a fresh one.
+    if (run.browserUrls.length > 0) this.closeBrowser(runId, workspaceId);
     switch (outcome.status) {
       case 'terminal':
         this.counters.finished += 1;
@@ -199,6 +201,12 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
       case 'interrupted':
         return { status: 'active' };
     }
+  }
+
+  private closeBrowser(runId: string, workspaceId: string): void {
+    void this.commands.request(SandboxCommands.browserClose, { workspaceId, runId }, { timeoutMs: 5_000 }).catch((error: unknown) => {
+      this.options.log('warn', 'the run\'s browser context was not closed; the sandbox closes it when idle', { runId, error: error instanceof Error ? error.message : String(error) });
+    });
   }
 
   private infrastructure(): RunInfrastructure {

@@ -135,14 +135,14 @@ async function killAll(dir: string, version: 1 | 2): Promise<void> {
 }
 
 async function removeWhenEmpty(dir: string): Promise<void> {
-  // A group empties a moment after its last process is reaped.
-  for (let attempt = 0; attempt < 50; attempt++) {
+  // A group empties a moment after its last process is reaped: retry soon, then less often (about 2 s in all).
+  for (let attempt = 0, delay = 1; attempt < 14; attempt++, delay = Math.min(delay * 2, 250)) {
     try {
       await rmdir(dir);
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 }
