@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -183,6 +184,25 @@ triggers:
     expect(ended).toMatchObject({ type: 'run.abandoned', data: { cause: 'uncertain_effect', effect: { tool: 'http_fetch', verb: 'POST' } } });
     const attention = await b.request<{ items: Array<{ id: string; runId: string; state: string }> }>('GET', `/api/v1/workspaces/${ws}/attention?state=open`, { headers: bearer(owner) });
     expect(attention.body.items).toEqual(expect.arrayContaining([expect.objectContaining({ id: ended.data['attentionId'], runId, state: 'open' })]));
+    await b.stop();
+  }, 90_000);
+
+  it('ends a run abandoned(uncertain_effect) after a SIGKILL during a sandboxed command, and no sandbox process outlives the supervisor', async () => {
+    const marker = '60.9191';
+    script('sandboxed', `turns:\n  - toolCalls: [{ name: run_command, arguments: { command: "sleep ${marker}" } }]\n  - toolCalls: [{ name: finish, arguments: { summary: done, criteria: [{ criterion: done, met: true }] } }]\n`);
+    const a = await start('a-sandboxed');
+    const deploymentId = await deploy(a, 'sandboxed', '[{ tool: run_command, verbs: [exec], resources: ["sleep *"], approval: never }]');
+    const runId = await startRun(a, deploymentId);
+    const sleeping = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(`sleep ${marker}`));
+    await eventually(() => sleeping().length > 0, { timeoutMs: 30_000, what: 'the command to run in the sandbox' });
+    await a.kill();
+    // The sandbox dies with the process that started it (--die-with-parent, its PID namespace with it).
+    await eventually(() => sleeping().length === 0, { timeoutMs: 5_000, what: 'the sandboxed process to be gone' });
+    const b = await start('b-sandboxed');
+    expect(await waitTerminal(b, runId)).toBe('abandoned');
+    const ended = (await events(runId)).at(-1)!;
+    expect(ended).toMatchObject({ type: 'run.abandoned', data: { cause: 'uncertain_effect', effect: { tool: 'run_command', verb: 'exec' } } });
+    expect(sleeping()).toEqual([]);
     await b.stop();
   }, 90_000);
 
