@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { OnCommand } from '@packetagent/bus';
 import { SandboxCommands, type ExecRecord, type ExecResult, type ExecSummary, type ParsedExecRequest, type SandboxStatus } from '@packetagent/contracts';
 import type { DriverSelection } from './drivers/driver-selection';
-import { CancelForwarding } from './exec/cancel-forwarding';
+import { ReplicaLink } from './exec/replica-link';
 import { ExecNotFoundError } from './exec/exec-not-found.error';
 import type { ExecRunner } from './exec/exec-runner';
 import type { ExecStore } from './exec/exec-store';
@@ -18,25 +18,27 @@ export class SandboxCommandsHandler {
     @Inject(EXEC_STORE) private readonly store: ExecStore,
     @Inject(DRIVER_SELECTION) private readonly drivers: DriverSelection,
     @Inject(SANDBOX_OPTIONS) private readonly options: ResolvedSandboxOptions,
-    private readonly forwarding: CancelForwarding,
+    private readonly replicas: ReplicaLink,
   ) {}
 
   @OnCommand(SandboxCommands.exec)
-  exec(request: ParsedExecRequest): Promise<ExecResult> {
+  async exec(request: ParsedExecRequest): Promise<ExecResult> {
+    // A repeat of an exec whose replica died gets that ending instead of waiting on it.
+    const earlier = await this.store.get(request.workspaceId, request.execId);
+    if (earlier?.state === 'running') await this.replicas.settle(earlier);
     return this.runner.run(request);
   }
 
   @OnCommand(SandboxCommands.cancel)
   async cancel(request: { workspaceId: string; execId: string }): Promise<{ found: boolean }> {
-    return { found: await this.forwarding.cancel(request.workspaceId, request.execId) };
+    return { found: await this.replicas.cancel(request.workspaceId, request.execId) };
   }
 
   @OnCommand(SandboxCommands.get)
   async get(request: { workspaceId: string; execId: string }): Promise<ExecRecord> {
     const record = await this.store.get(request.workspaceId, request.execId);
     if (!record) throw new ExecNotFoundError(request.execId);
-    const { replica: _replica, ...rest } = record;
-    return rest;
+    return this.replicas.settle(record);
   }
 
   @OnCommand(SandboxCommands.list)

@@ -7,7 +7,7 @@ import { BubblewrapDriver } from './drivers/bubblewrap/bubblewrap-driver';
 import { DriverSelection } from './drivers/driver-selection';
 import { DockerDriver } from './drivers/docker/docker-driver';
 import { dockerOptionsFromHost } from './drivers/docker/docker-engine';
-import { CancelForwarding } from './exec/cancel-forwarding';
+import { ReplicaLink } from './exec/replica-link';
 import { CheckedEgressFetcher } from './exec/egress-fetch';
 import { ExecRunner } from './exec/exec-runner';
 import { ExecStore } from './exec/exec-store';
@@ -73,7 +73,7 @@ export class SandboxModule {
             new ExecRunner(selection, store, payloads, new CheckedEgressFetcher({ allowPrivate: opts.allowPrivate, maxBytes: EGRESS_MAX_BYTES, timeoutMs: EGRESS_TIMEOUT_MS }), { nc, prefix: topo.prefix }, opts),
           inject: [DRIVER_SELECTION, EXEC_STORE, PayloadStore, NATS_CONNECTION, BUS_TOPOLOGY, SANDBOX_OPTIONS],
         },
-        CancelForwarding,
+        ReplicaLink,
         SandboxCommandsHandler,
         SandboxLifecycle,
       ],

@@ -64,7 +64,7 @@ export class ExecRunner {
     const { driver, probe } = await this.drivers.current();
     const workspaceDir = await workspaceFor(request, checked.cwd, this.options);
     const startedAt = new Date();
-    const recorded = await this.store.start({ workspaceId: request.workspaceId, execId: request.execId, runId: request.runId ?? null, argv: checked.argv, cwd: checked.cwd, requestedBy: request.requestedBy, replica: this.options.replicaId, startedAt });
+    const recorded = await this.store.start({ workspaceId: request.workspaceId, execId: request.execId, runId: request.runId ?? null, argv: checked.argv, cwd: checked.cwd, driver: driver.name, requestedBy: request.requestedBy, replica: this.options.replicaId, startedAt });
     if (!recorded) return (await this.existing(request, key)) ?? Promise.reject(new TransientError(`exec ${request.execId} was just started elsewhere`));
 
     let cancel: (limit: ExecLimitName) => void = () => undefined;
@@ -158,6 +158,10 @@ export class ExecRunner {
     const running = this.running.get(`${workspaceId}/${execId}`);
     running?.cancel();
     return running !== undefined;
+  }
+
+  isRunning(workspaceId: string, execId: string): boolean {
+    return this.running.has(`${workspaceId}/${execId}`);
   }
 
   /** Kills everything this replica runs (shutdown); each exec still records how it ended. */

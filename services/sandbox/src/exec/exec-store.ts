@@ -41,6 +41,7 @@ export interface StartedExec {
   runId: string | null;
   argv: readonly string[];
   cwd: string;
+  driver: ExecSummary['driver'];
   requestedBy: ActorRef;
   replica: string;
   startedAt: Date;
@@ -53,17 +54,18 @@ export class ExecStore {
   /** Records the start; false when the exec id is already taken in the workspace. */
   async start(exec: StartedExec): Promise<boolean> {
     const inserted = await this.pool.query(
-      `INSERT INTO sandbox.execs (workspace_id, exec_id, run_id, argv, cwd, state, requested_by, replica, started_at)
-       VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $8) ON CONFLICT DO NOTHING`,
-      [exec.workspaceId, exec.execId, exec.runId, JSON.stringify(exec.argv), exec.cwd, JSON.stringify(exec.requestedBy), exec.replica, exec.startedAt],
+      `INSERT INTO sandbox.execs (workspace_id, exec_id, run_id, argv, cwd, state, driver, requested_by, replica, started_at)
+       VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+      [exec.workspaceId, exec.execId, exec.runId, JSON.stringify(exec.argv), exec.cwd, exec.driver, JSON.stringify(exec.requestedBy), exec.replica, exec.startedAt],
     );
     return inserted.rowCount === 1;
   }
 
+  /** Records how a running exec ended; an exec already ended keeps its first ending. */
   async finish(result: ExecResult): Promise<void> {
     await this.pool.query(
       `UPDATE sandbox.execs SET state = $3, driver = $4, exit_code = $5, limit_name = $6, result = $7, ended_at = $8
-       WHERE workspace_id = $1 AND exec_id = $2`,
+       WHERE workspace_id = $1 AND exec_id = $2 AND state = 'running'`,
       [result.workspaceId, result.execId, result.state, result.driver, result.exitCode, result.limit, JSON.stringify(result), result.endedAt],
     );
   }

@@ -1,0 +1,31 @@
+import { DEFAULT_EXEC_LIMITS } from '../sandbox.options';
+import type { ExecRecord, ExecResult, ExecStreamOutput } from '@packetagent/contracts';
+
+const NOTHING_KEPT: ExecStreamOutput = { preview: '', bytes: 0, truncated: false, digest: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', chunks: [] };
+
+/**
+ * How an exec ended whose replica stopped while it ran: its process tree died with the replica
+ * (bubblewrap dies with its parent; a container is killed when its attach ends), and what it
+ * wrote was not kept. Whether its effects happened is not known; the result says so.
+ */
+export function orphanResult(record: ExecRecord, now: Date): ExecResult {
+  return {
+    execId: record.execId,
+    workspaceId: record.workspaceId,
+    runId: record.runId,
+    driver: record.driver ?? 'bubblewrap',
+    state: 'killed',
+    exitCode: null,
+    signal: null,
+    limit: null,
+    message: 'the sandbox replica running it stopped: its process tree died with it, its output was not kept, and what it did before is not known',
+    durationMs: Math.max(0, now.getTime() - Date.parse(record.startedAt)),
+    stdout: NOTHING_KEPT,
+    stderr: NOTHING_KEPT,
+    egress: [],
+    limits: DEFAULT_EXEC_LIMITS,
+    unenforced: [],
+    startedAt: record.startedAt,
+    endedAt: now.toISOString(),
+  };
+}
