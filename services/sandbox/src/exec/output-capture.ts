@@ -8,7 +8,7 @@ export const OUTPUT_CHUNK_BYTES = 4 * 1024 * 1024;
 
 /** Text for previews and live views: UTF-8 with invalid sequences and NUL (which no JSON column takes) as U+FFFD. */
 export function outputText(bytes: Buffer): string {
-  return bytes.toString('utf8').replace(/\u0000/g, '\uFFFD');
+  return bytes.toString('utf8').replaceAll('\u0000', '\uFFFD');
 }
 
 /** What both streams of one exec share: the output limit, and who is told when it is reached. */
