@@ -66,7 +66,7 @@ describe('sandbox service over the bus', () => {
   it('runs a command and publishes its output live, in order, ending with the result', async () => {
     await replica('a');
     const live: ExecLiveMessage[] = [];
-    const subscription = bus.nc.subscribe(execLiveSubject(bus.prefix, ws, 'exec-live.1'), { callback: (_error, message) => live.push(ExecLiveMessageSchema.parse(message.json())) });
+    const subscription = bus.nc.subscribe(execLiveSubject(bus.prefix, ws, 'exec-live.1'), { callback: (_error, message) => void live.push(ExecLiveMessageSchema.parse(message.json())) });
     const result = await commands.request(SandboxCommands.exec, { execId: 'exec-live.1', workspaceId: ws, argv: ['node', '-e', "console.log('hello'); console.error('oops'); process.exit(3)"], requestedBy: operator }, { timeoutMs: 30_000 });
     expect(result).toMatchObject({ state: 'exited', exitCode: 3, driver: 'bubblewrap', stdout: { preview: 'hello\n' }, stderr: { preview: 'oops\n' } });
     await eventually(() => live.at(-1)?.kind === 'ended', { what: 'the live end' });
