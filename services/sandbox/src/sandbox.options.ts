@@ -76,6 +76,16 @@ export interface ResolvedSandboxOptions {
   log: SandboxLog;
 }
 
+/**
+ * Containers run as the service's own uid, which owns the run workspaces, unless that is root:
+ * then as 65534, and the workspace must be writable by it.
+ */
+function defaultContainerUser(): string {
+  const uid = process.getuid?.();
+  const gid = process.getgid?.();
+  return uid === undefined || gid === undefined || uid === 0 ? '65534:65534' : `${uid}:${gid}`;
+}
+
 function origin(raw: string): string {
   const url = new URL(raw);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`sandbox egress origin ${raw} must be http(s)`);
@@ -100,7 +110,7 @@ export function resolveSandboxOptions(options: SandboxModuleOptions): ResolvedSa
     envAllowlist: [...new Set([...BASE_ENV_ALLOWLIST, ...(options.envAllowlist ?? [])])].sort(),
     egressOrigins: (options.egressOrigins ?? []).map(origin),
     allowPrivate: [...(options.allowPrivate ?? [])],
-    docker: { ...options.docker, image: options.docker?.image ?? 'node:20-bookworm-slim', user: options.docker?.user ?? '65534:65534' },
+    docker: { ...options.docker, image: options.docker?.image ?? 'node:20-bookworm-slim', user: options.docker?.user ?? defaultContainerUser() },
     bubblewrap: { ...options.bubblewrap },
     chromiumPath: options.chromiumPath ?? '/usr/bin/chromium',
     previewBytes: options.previewBytes ?? 16 * 1024,
