@@ -62,8 +62,10 @@ LABEL org.opencontainers.image.title="packetagent-all-in-one" \
 # gets no default signal handling from the kernel, so a SIGTERM arriving before Node has set up
 # its handlers would otherwise be ignored.
 # git: the git tool of workers runs it in each run's directory.
+# bubblewrap: the sandbox run_command runs in (it needs user namespaces; see docker/README.md).
+# chromium: the browser tool's pages.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends tini git \
+ && apt-get install -y --no-install-recommends tini git bubblewrap chromium \
  && rm -rf /var/lib/apt/lists/*
 
 # The app's only writable directory (the first-run setup token file), owned by the app user.
