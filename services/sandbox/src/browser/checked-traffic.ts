@@ -11,6 +11,8 @@ export type BlockedRequest = z.infer<typeof BlockedRequestSchema>;
 
 /** Why the main frame's navigation did not reach a page, for the action's error. */
 export interface NavigationProblem {
+  /** The navigation's URL: a navigation still running from an earlier action notes its own. */
+  url: string;
   refused: boolean;
   message: string;
 }
@@ -23,6 +25,8 @@ export interface TrafficSession {
   readonly signal: AbortSignal;
   record(blocked: BlockedRequest): void;
   noteNavigationProblem(problem: NavigationProblem): void;
+  /** The main frame's navigation was redirected to `target` and aborted: whoever awaits it navigates there instead. */
+  noteNavigationRedirect(target: string): void;
 }
 
 export interface TrafficRules {
@@ -39,11 +43,6 @@ export const WEBSOCKET_REFUSED = 'WebSocket connections are not made: only HTTP 
 const REFUSING_FETCH_CODES = new Set(['destination_not_allowed', 'response_too_large', 'unsupported_encoding', 'invalid_url']);
 
 const ABORT_CODES: Readonly<Record<string, string>> = { dns_failed: 'namenotresolved', timeout: 'timedout', aborted: 'aborted' };
-
-/** Playwright's own HAR replay re-issues a redirected navigation this way; it is not in the public types. */
-interface NavigationRedirectingRoute extends Route {
-  _redirectNavigationRequest?: (url: string) => Promise<void>;
-}
 
 interface Hop {
   url: string;
@@ -90,9 +89,9 @@ function isMainFrameNavigation(request: Request): boolean {
  * to the checked one) and fulfilled, so Chromium never connects anywhere itself.
  *
  * Playwright lets Chromium follow a fulfilled redirect without intercepting the next hop, so no
- * 3xx is handed to Chromium: a navigation is re-issued to the redirect's target (which is then
- * intercepted and checked like any navigation), a subresource is followed here hop by hop while
- * it stays on its origin, and refused when it leaves it.
+ * 3xx is handed to Chromium: a navigation is aborted and its frame navigated to the redirect's
+ * target (intercepted and checked like any navigation), a subresource is followed here hop by
+ * hop while it stays on its origin, and refused when it leaves it.
  */
 export class CheckedTraffic {
   /** Redirects already followed by the navigation now heading to each URL. */
@@ -158,21 +157,37 @@ export class CheckedTraffic {
       if (REFUSING_FETCH_CODES.has(error.code)) {
         await this.refuse(route, hop.url, error.message);
       } else {
-        if (isMainFrameNavigation(route.request())) this.session.noteNavigationProblem({ refused: false, message: error.message });
+        if (isMainFrameNavigation(route.request())) this.session.noteNavigationProblem({ url: route.request().url(), refused: false, message: error.message });
         await route.abort(ABORT_CODES[error.code] ?? 'connectionfailed');
       }
       return null;
     }
   }
 
+  /**
+   * Aborts the navigation; the next hop is a navigation of its own, intercepted and checked again.
+   * For the main frame the action awaiting the aborted navigation starts it once the abort has
+   * been reported (one started earlier can be reported failed in its place); a subframe is
+   * navigated here. Playwright's private `_redirectNavigationRequest` is not used: when the
+   * navigation it re-issues fails, a promise inside Playwright rejects with no handler, which
+   * ends the Node process.
+   */
   private async redirectNavigation(route: Route, hop: Hop, status: number, target: string, redirects: number): Promise<void> {
-    const redirecting = route as NavigationRedirectingRoute;
     if (nextHop(hop, status, target).method !== 'GET') {
       return this.refuse(route, target, `a ${status} redirect would send the ${hop.method} body again; it is not followed`);
     }
-    if (typeof redirecting._redirectNavigationRequest !== 'function') return this.refuse(route, target, 'this Playwright cannot re-issue a redirected navigation');
     this.navigationRedirects.set(target, redirects);
-    await redirecting._redirectNavigationRequest(target);
+    const request = route.request();
+    if (isMainFrameNavigation(request)) {
+      this.session.noteNavigationRedirect(target);
+      await route.abort('aborted');
+      return;
+    }
+    await route.abort('aborted');
+    request
+      .frame()
+      .goto(target, { timeout: this.session.requestTimeoutMs })
+      .catch(() => undefined);
   }
 
   private takeNavigationRedirects(url: string): number {
@@ -190,7 +205,7 @@ export class CheckedTraffic {
     const request = route.request();
     const shown = redactResource(url);
     this.session.record({ url: shown, reason, resourceType: request.resourceType() });
-    if (isMainFrameNavigation(request)) this.session.noteNavigationProblem({ refused: true, message: `${shown}: ${reason}` });
+    if (isMainFrameNavigation(request)) this.session.noteNavigationProblem({ url: request.url(), refused: true, message: `${shown}: ${reason}` });
     await route.abort('blockedbyclient');
   }
 

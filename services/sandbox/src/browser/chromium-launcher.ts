@@ -18,6 +18,8 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-gpu',
   '--disable-quic',
+  // An error page would otherwise load itself again in the background, long after the action.
+  '--disable-auto-reload',
   ...NOWHERE_NETWORK_ARGS,
 ];
 
