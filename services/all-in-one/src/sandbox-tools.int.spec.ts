@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { TERMINAL_RUN_STATES } from '@packetagent/contracts';
 import { eventually } from '@packetagent/testing';
 import { bearer } from './testing/app.testkit';
@@ -26,13 +29,45 @@ function hostProcesses(marker: string): string[] {
 }
 
 /** Workers act on a machine through the sandbox service: real bubblewrap behind run_command. */
-describe('run_command through the sandbox', () => {
+/** A page with a button, a field, and an image from an origin no grant names. */
+function site(elsewhere: () => string): Server {
+  return createServer((request, response) => {
+    if (request.url === '/page') {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      return void response.end(`<html><head><title>Release board</title></head><body><h1>Release 4.2 is green</h1><img src="${elsewhere()}/pixel.png"></body></html>`);
+    }
+    response.writeHead(404).end();
+  });
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('run_command and browser through the sandbox', () => {
   let env: ExecutionApp;
+  let board: Server;
+  let boardOrigin: string;
+  let other: Server;
+  let otherOrigin: string;
+  let otherRequests = 0;
 
   beforeAll(async () => {
-    env = await startExecutionApp();
+    other = createServer((_request, response) => {
+      otherRequests += 1;
+      response.end();
+    });
+    otherOrigin = await listen(other);
+    board = site(() => otherOrigin);
+    boardOrigin = await listen(board);
+    env = await startExecutionApp({ allowPrivate: [new URL(boardOrigin).host, new URL(otherOrigin).host] });
   });
-  afterAll(() => env?.close());
+  afterAll(async () => {
+    await env?.close();
+    board?.close();
+    other?.close();
+  });
 
   const toolResults = async (runId: string) => (await env.events(runId)).filter((event) => event.type === 'run.tool_result').map((event) => event.data);
 
@@ -87,5 +122,28 @@ describe('run_command through the sandbox', () => {
     await env.waitForState(runId, TERMINAL_RUN_STATES, 30_000);
     expect(JSON.stringify(await env.events(runId))).toContain('shell metacharacters');
     expect((await env.sut.db.pool.query('SELECT 1 FROM sandbox.execs WHERE run_id = $1', [runId])).rowCount).toBe(0);
+  });
+
+  it('browses a page for a scripted worker: navigate, read and screenshot, with an ungranted subresource blocked and the screenshot verifiable', async () => {
+    const page = `${boardOrigin}/page`;
+    env.writeScript(
+      'browse',
+      `turns:\n  - toolCalls: [{ name: browser, arguments: { action: navigate, url: "${page}" } }]\n  - toolCalls: [{ name: browser, arguments: { action: read, url: "${page}" } }]\n  - toolCalls: [{ name: browser, arguments: { action: screenshot, url: "${page}" } }]\n  - toolCalls: [${FINISH}]\n`,
+    );
+    const deploymentId = await env.deploy(worker('browse', `[{ tool: browser, verbs: [navigate, read, screenshot], resources: ["${boardOrigin}/*"], approval: never }]`));
+    const runId = await env.startRun(deploymentId);
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES, 60_000)).toBe('succeeded');
+
+    const [navigated, read, shot] = await toolResults(runId);
+    expect(navigated).toMatchObject({ tool: 'browser', ok: true, output: { url: page, title: 'Release board', status: 200, blocked: [{ url: `${otherOrigin}/pixel.png`, resourceType: 'image' }] } });
+    expect(read).toMatchObject({ ok: true, output: { text: expect.stringContaining('Release 4.2 is green') } });
+    expect(otherRequests).toBe(0);
+
+    const screenshot = (shot!['output'] as { screenshot: { $payload: { digest: string }; sha256: string } }).screenshot;
+    const stored = await env.sut.request<{ base64: string }>('GET', `/api/v1/workspaces/${env.ws}/payloads/${screenshot.$payload.digest}`, { headers: bearer(env.owner) });
+    expect(stored.status).toBe(200);
+    const png = Buffer.from(stored.body.base64, 'base64');
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(createHash('sha256').update(png).digest('hex')).toBe(screenshot.sha256);
   });
 });

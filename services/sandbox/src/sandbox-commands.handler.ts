@@ -1,14 +1,14 @@
-import { existsSync } from 'node:fs';
 import { Inject, Injectable } from '@nestjs/common';
 import { OnCommand } from '@packetagent/bus';
-import { SandboxCommands, type ExecRecord, type ExecResult, type ExecSummary, type ParsedExecRequest, type SandboxStatus } from '@packetagent/contracts';
+import { SandboxCommands, type BrowserActResult, type ExecRecord, type ExecResult, type ExecSummary, type ParsedExecRequest, type SandboxStatus } from '@packetagent/contracts';
+import type { BrowserSessions, ParsedBrowserActRequest } from './browser';
 import type { DriverSelection } from './drivers/driver-selection';
 import { ReplicaLink } from './exec/replica-link';
 import { ExecNotFoundError } from './exec/exec-not-found.error';
 import type { ExecRunner } from './exec/exec-runner';
 import type { ExecStore } from './exec/exec-store';
 import { SANDBOX_OPTIONS, type ResolvedSandboxOptions } from './sandbox.options';
-import { DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE } from './sandbox.tokens';
+import { BROWSER_SESSIONS, DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE } from './sandbox.tokens';
 
 /** `sandbox.*` over NATS request/reply, served by every replica. */
 @Injectable()
@@ -18,6 +18,7 @@ export class SandboxCommandsHandler {
     @Inject(EXEC_STORE) private readonly store: ExecStore,
     @Inject(DRIVER_SELECTION) private readonly drivers: DriverSelection,
     @Inject(SANDBOX_OPTIONS) private readonly options: ResolvedSandboxOptions,
+    @Inject(BROWSER_SESSIONS) private readonly browsers: BrowserSessions,
     private readonly replicas: ReplicaLink,
   ) {}
 
@@ -53,7 +54,7 @@ export class SandboxCommandsHandler {
       (found) => found.driver.name,
       () => null,
     );
-    const chromium = existsSync(this.options.chromiumPath);
+    const browser = await this.browsers.availability();
     return {
       driver: current,
       drivers: probes.map(({ driver, probe }) => ({ name: driver.name, ...probe })),
@@ -61,7 +62,17 @@ export class SandboxCommandsHandler {
       maximum: this.options.maximum,
       envAllowlist: this.options.envAllowlist,
       egressOrigins: this.options.egressOrigins,
-      browser: { available: chromium, detail: chromium ? `Chromium at ${this.options.chromiumPath}` : `no Chromium at ${this.options.chromiumPath}: apt-get install chromium, or set PACKETAGENT_CHROMIUM` },
+      browser,
     };
+  }
+
+  @OnCommand(SandboxCommands.browserAct)
+  browserAct(request: ParsedBrowserActRequest): Promise<BrowserActResult> {
+    return this.browsers.act(request);
+  }
+
+  @OnCommand(SandboxCommands.browserClose)
+  browserClose(request: { workspaceId: string; runId: string }): Promise<{ closed: boolean }> {
+    return this.browsers.close(request);
   }
 }

@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Pool } from 'pg';
 import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import { PayloadStore, PG_POOL } from '@packetagent/eventstore';
+import { browserOptions, BrowserSessions } from './browser';
 import { BubblewrapDriver } from './drivers/bubblewrap/bubblewrap-driver';
 import { DriverSelection } from './drivers/driver-selection';
 import { DockerDriver } from './drivers/docker/docker-driver';
@@ -13,13 +14,14 @@ import { ExecRunner } from './exec/exec-runner';
 import { ExecStore } from './exec/exec-store';
 import { SandboxCommandsHandler } from './sandbox-commands.handler';
 import { resolveSandboxOptions, SANDBOX_OPTIONS, type ResolvedSandboxOptions, type SandboxModuleOptions } from './sandbox.options';
-import { DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE } from './sandbox.tokens';
+import { BROWSER_SESSIONS, DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE } from './sandbox.tokens';
 
 /** Says at start which driver commands run in, or what to install; ends every command this replica runs when the app stops. */
 @Injectable()
 class SandboxLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     @Inject(EXEC_RUNNER) private readonly runner: ExecRunner,
+    @Inject(BROWSER_SESSIONS) private readonly browsers: BrowserSessions,
     @Inject(DRIVER_SELECTION) private readonly drivers: DriverSelection,
     @Inject(SANDBOX_OPTIONS) private readonly options: ResolvedSandboxOptions,
   ) {}
@@ -34,7 +36,7 @@ class SandboxLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.runner.cancelAll();
+    await Promise.all([this.runner.cancelAll(), this.browsers.closeAll()]);
   }
 }
 
@@ -72,6 +74,11 @@ export class SandboxModule {
           useFactory: (selection: DriverSelection, store: ExecStore, payloads: PayloadStore, nc: NatsConnection, topo: Topology, opts: ResolvedSandboxOptions) =>
             new ExecRunner(selection, store, payloads, new CheckedEgressFetcher({ allowPrivate: opts.allowPrivate, maxBytes: EGRESS_MAX_BYTES, timeoutMs: EGRESS_TIMEOUT_MS }), { nc, prefix: topo.prefix }, opts),
           inject: [DRIVER_SELECTION, EXEC_STORE, PayloadStore, NATS_CONNECTION, BUS_TOPOLOGY, SANDBOX_OPTIONS],
+        },
+        {
+          provide: BROWSER_SESSIONS,
+          useFactory: (payloads: PayloadStore, opts: ResolvedSandboxOptions) => new BrowserSessions({ payloads, options: browserOptions({ chromiumPath: opts.chromiumPath, allowPrivate: opts.allowPrivate }) }),
+          inject: [PayloadStore, SANDBOX_OPTIONS],
         },
         ReplicaLink,
         SandboxCommandsHandler,

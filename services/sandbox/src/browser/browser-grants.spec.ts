@@ -1,4 +1,4 @@
-import { BrowserGrants, NOT_GRANTED } from './browser-grants';
+import { ANY_URL, BrowserGrants, NOT_GRANTED } from './browser-grants';
 
 describe(BrowserGrants.name, () => {
   const sut = new BrowserGrants(['https://docs.example.com/guide/*', 'http://127.0.0.1:8080', 'https://*.cdn.example.net', 'not a grant']);
@@ -34,5 +34,13 @@ describe(BrowserGrants.name, () => {
 
   it('grants nothing when given nothing', () => {
     expect(new BrowserGrants([]).refusal('https://docs.example.com/guide/intro')).toBe(NOT_GRANTED);
+  });
+
+  it('lets any http(s) URL through for a grant that names no resources, and still nothing else', () => {
+    const any = new BrowserGrants([ANY_URL]);
+    expect(any.refusal('https://anything.example.org/path?q=1')).toBeNull();
+    expect(any.refusal('http://127.0.0.1:9/')).toBeNull();
+    expect(any.refusal('file:///etc/passwd')).toBe('the file scheme is not allowed');
+    expect(any.refusal('http://user:secret@example.org/')).toBe('credentials in the URL are not allowed');
   });
 });

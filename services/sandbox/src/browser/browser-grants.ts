@@ -2,6 +2,9 @@ import { normaliseResource, resourceCovers } from '@packetagent/contracts';
 
 const WEBSOCKET_SCHEMES: Readonly<Record<string, string>> = { 'ws:': 'http:', 'wss:': 'https:' };
 
+/** What the caller sends for a browser grant that names no resources. */
+export const ANY_URL = '*';
+
 export const NOT_GRANTED = "not covered by the run's browser grants";
 
 /**
@@ -11,8 +14,11 @@ export const NOT_GRANTED = "not covered by the run's browser grants";
  */
 export class BrowserGrants {
   private readonly patterns: readonly string[];
+  /** `*`: a grant without resources, which covers any http(s) URL (the address checks still apply). */
+  private readonly anyUrl: boolean;
 
   constructor(allowedUrls: readonly string[]) {
+    this.anyUrl = allowedUrls.includes(ANY_URL);
     this.patterns = allowedUrls.flatMap((raw) => {
       const checked = normaliseResource('browser', raw);
       return checked.ok ? [checked.value] : [];
@@ -32,6 +38,7 @@ export class BrowserGrants {
     if (url.username || url.password) return 'credentials in the URL are not allowed';
     const checked = normaliseResource('browser', `${scheme}//${url.host}${url.pathname}`);
     if (!checked.ok) return `the URL cannot be checked against the grants: ${checked.message}`;
+    if (this.anyUrl) return null;
     return this.patterns.some((granted) => resourceCovers('browser', granted, checked.value)) ? null : NOT_GRANTED;
   }
 }
