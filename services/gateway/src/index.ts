@@ -40,3 +40,4 @@ export { OperationsRoutesModule } from './operations/operations-routes.module';
 export { MigrationRoutesModule } from './migration/migration-routes.module';
 export { SupervisionRoutesModule } from './supervision/supervision-routes.module';
 export { ConsoleModule, type ConsoleOptions } from './console/console.module';
+export { SandboxRoutesModule } from './sandbox/sandbox-routes.module';

@@ -8,6 +8,7 @@ import { applyWorker } from './commands/worker-apply';
 import { registerMigrationCommands } from './commands/migrate';
 import { registerAuditCommands } from './commands/audit';
 import { registerQuarantineCommands } from './commands/quarantine';
+import { registerSandboxCommands } from './commands/sandbox';
 import { getPayload } from './commands/payload';
 import { replayProjection, type ReplayOptions } from './commands/replay';
 import type { CommandContext } from './context';
@@ -192,6 +193,14 @@ function buildProgram(io: CliIo): Command {
     });
 
   registerAuditCommands(program, { context: (command) => contextFor(command, io), stdout: (text) => io.stdout(text), cwd: io.cwd });
+  registerSandboxCommands(program, {
+    context: (command) => contextFor(command, io),
+    io: (command) => {
+      const options = command.optsWithGlobals<GlobalOptions>();
+      return { stdout: (text) => io.stdout(text), stderr: (text) => io.stderr(text), apiKey: options.apiKey || io.env['PACKETAGENT_API_KEY'] || '', json: options.json === true };
+    },
+    positiveInteger,
+  });
 
   return program;
 }

@@ -11,11 +11,12 @@ export interface Caller {
   workspaces: Array<{ id: string; name: string; role: Role }>;
 }
 
+// ROLE_PERMISSIONS of libs/contracts roles.ts, for what the page offers; the server checks every call.
 const PERMISSIONS: Record<Role, readonly string[]> = {
   viewer: ['inspect'],
   member: ['inspect', 'author', 'run-control'],
-  admin: ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'approve', 'admin'],
-  owner: ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'approve', 'admin'],
+  admin: ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'run-recovery', 'sandbox-exec', 'approve', 'admin'],
+  owner: ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'run-recovery', 'sandbox-exec', 'approve', 'admin'],
 };
 
 /** Who is signed in, and what they may do in the workspace on screen. */

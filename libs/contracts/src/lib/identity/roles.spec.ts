@@ -18,6 +18,13 @@ describe('roles', () => {
     expect(roleHasPermission('owner', 'run-recovery')).toBe(true);
   });
 
+  it('keeps sandbox-exec (run and cancel an operator command in the sandbox) from viewer and member', () => {
+    expect(roleHasPermission('viewer', 'sandbox-exec')).toBe(false);
+    expect(roleHasPermission('member', 'sandbox-exec')).toBe(false);
+    expect(roleHasPermission('admin', 'sandbox-exec')).toBe(true);
+    expect(roleHasPermission('owner', 'sandbox-exec')).toBe(true);
+  });
+
   it('gives admin and owner every permission', () => {
     expect(granted('admin')).toEqual([...PERMISSIONS]);
     expect(granted('owner')).toEqual([...PERMISSIONS]);

@@ -8,9 +8,11 @@ export const RoleSchema = z.enum(ROLES);
 /**
  * `run-recovery` releases or ends a quarantined run: it overrides the supervisor's refusal to
  * replay a history it could not verify, so it sits with the roles that may deploy, not with
- * `run-control`.
+ * `run-control`. `sandbox-exec` runs a command of one's own choosing in the sandbox (or in a
+ * run's workspace) and cancels one: it is not a grant of any worker, so it sits with the same
+ * roles, not with `run-control`.
  */
-export const PERMISSIONS = ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'run-recovery', 'approve', 'admin'] as const;
+export const PERMISSIONS = ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'run-recovery', 'sandbox-exec', 'approve', 'admin'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 export const PermissionSchema = z.enum(PERMISSIONS);
 
