@@ -29,5 +29,15 @@ CREATE INDEX sandbox_execs_recent ON sandbox.execs (workspace_id, started_at DES
 CREATE INDEX sandbox_execs_by_run ON sandbox.execs (workspace_id, run_id, started_at DESC) WHERE run_id IS NOT NULL;
 CREATE INDEX sandbox_execs_running ON sandbox.execs (replica) WHERE state = 'running';
 
+-- Which replica holds each run's browser context: a run's actions go to that replica (its page,
+-- cookies and storage live there); a holder that stopped answering is replaced.
+CREATE TABLE sandbox.browser_sessions (
+  workspace_id  text NOT NULL,
+  run_id        text NOT NULL,
+  replica       text NOT NULL,
+  opened_at     timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (workspace_id, run_id)
+);
+
 -- Down Migration
 DROP SCHEMA sandbox CASCADE;

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { OnCommand } from '@packetagent/bus';
 import { SandboxCommands, type BrowserActResult, type ExecRecord, type ExecResult, type ExecSummary, type ParsedExecRequest, type SandboxStatus } from '@packetagent/contracts';
 import type { BrowserSessions, ParsedBrowserActRequest } from './browser';
+import { BrowserRouting } from './browser/browser-routing';
 import type { DriverSelection } from './drivers/driver-selection';
 import { ReplicaLink } from './exec/replica-link';
 import { ExecNotFoundError } from './exec/exec-not-found.error';
@@ -20,6 +21,7 @@ export class SandboxCommandsHandler {
     @Inject(SANDBOX_OPTIONS) private readonly options: ResolvedSandboxOptions,
     @Inject(BROWSER_SESSIONS) private readonly browsers: BrowserSessions,
     private readonly replicas: ReplicaLink,
+    private readonly browserRouting: BrowserRouting,
   ) {}
 
   @OnCommand(SandboxCommands.exec)
@@ -68,11 +70,11 @@ export class SandboxCommandsHandler {
 
   @OnCommand(SandboxCommands.browserAct)
   browserAct(request: ParsedBrowserActRequest): Promise<BrowserActResult> {
-    return this.browsers.act(request);
+    return this.browserRouting.act(request);
   }
 
   @OnCommand(SandboxCommands.browserClose)
   browserClose(request: { workspaceId: string; runId: string }): Promise<{ closed: boolean }> {
-    return this.browsers.close(request);
+    return this.browserRouting.close(request);
   }
 }

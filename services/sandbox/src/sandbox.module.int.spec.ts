@@ -11,7 +11,7 @@ import { createTestBus, createTestDatabase, eventually, testEnv, type TestBus, t
 import type { ExecRunner } from './exec/exec-runner';
 import { SandboxCommandsHandler } from './sandbox-commands.handler';
 import { SandboxModule } from './sandbox.module';
-import type { SandboxModuleOptions } from './sandbox.options';
+import { SANDBOX_OPTIONS, type ResolvedSandboxOptions, type SandboxModuleOptions } from './sandbox.options';
 import { EXEC_RUNNER } from './sandbox.tokens';
 
 const operator = { kind: 'user', id: 'operator@example.com' } as const;
@@ -48,6 +48,7 @@ describe('sandbox service over the bus', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'pa-sandbox-module-'));
     site = createServer((request, response) => {
       if (request.url === '/data.txt') return void response.end('declared input\n');
+      if (request.url === '/page') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<title>Board</title><p>all green</p>');
       response.statusCode = 404;
       response.end();
     });
@@ -97,13 +98,32 @@ describe('sandbox service over the bus', () => {
   });
 
   it('forwards a cancel to the replica running the exec', async () => {
+    const a = replicas.find((app) => app.get<ResolvedSandboxOptions>(SANDBOX_OPTIONS).replicaId === 'a') ?? (await replica('a'));
     const b = await replica('b');
-    const runnerA = replicas[0]!.get<ExecRunner>(EXEC_RUNNER);
+    const runnerA = a.get<ExecRunner>(EXEC_RUNNER);
     const running = runnerA.run({ execId: 'exec-on-a', workspaceId: ws, argv: ['sleep', '30'], cwd: '.', env: {}, limits: {}, egress: [], requestedBy: operator });
     await eventually(() => runnerA.isRunning(ws, 'exec-on-a'), { what: 'the exec to start on a' });
     expect(await b.get(SandboxCommandsHandler).cancel({ workspaceId: ws, execId: 'exec-on-a' })).toEqual({ found: true });
     expect(await running).toMatchObject({ state: 'killed', limit: 'cancelled' });
     expect(await b.get(SandboxCommandsHandler).cancel({ workspaceId: ws, execId: 'exec-on-a' })).toEqual({ found: false });
+  });
+
+  it('keeps one browser context per run across replicas: actions reaching another replica go to the holder, a gone holder is replaced', async () => {
+    const [a, b] = ['a', 'b'].map((id) => replicas.find((app) => app.get<ResolvedSandboxOptions>(SANDBOX_OPTIONS).replicaId === id)!) as [TestingModule, TestingModule];
+    const act = (app: TestingModule, runId: string, action: 'navigate' | 'read') =>
+      app.get(SandboxCommandsHandler).browserAct({ workspaceId: ws, runId, action, url: `${origin}/page`, allowedUrls: [`${origin}/*`], timeoutMs: 20_000 });
+    const holder = async (runId: string) => (await db.pool.query<{ replica: string }>('SELECT replica FROM sandbox.browser_sessions WHERE workspace_id = $1 AND run_id = $2', [ws, runId])).rows[0]?.replica;
+
+    expect(await act(a, 'run-browse', 'navigate')).toMatchObject({ ok: true, title: 'Board' });
+    expect(await act(b, 'run-browse', 'read')).toMatchObject({ ok: true, text: expect.stringContaining('all green') });
+    expect(await holder('run-browse')).toBe('a');
+    expect(await b.get(SandboxCommandsHandler).browserClose({ workspaceId: ws, runId: 'run-browse' })).toEqual({ closed: true });
+    expect(await holder('run-browse')).toBeUndefined();
+
+    await db.pool.query(`INSERT INTO sandbox.browser_sessions (workspace_id, run_id, replica) VALUES ($1, 'run-moved', 'replica-that-died')`, [ws]);
+    expect(await act(b, 'run-moved', 'navigate')).toMatchObject({ ok: true, title: 'Board' });
+    expect(await holder('run-moved')).toBe('b');
+    await b.get(SandboxCommandsHandler).browserClose({ workspaceId: ws, runId: 'run-moved' });
   });
 
   it('ends the record of an exec whose replica is gone instead of leaving it running', async () => {

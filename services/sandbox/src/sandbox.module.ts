@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import { PayloadStore, PG_POOL } from '@packetagent/eventstore';
 import { browserOptions, BrowserSessions } from './browser';
+import { BrowserRouting } from './browser/browser-routing';
 import { BubblewrapDriver } from './drivers/bubblewrap/bubblewrap-driver';
 import { DriverSelection } from './drivers/driver-selection';
 import { DockerDriver } from './drivers/docker/docker-driver';
@@ -80,6 +81,7 @@ export class SandboxModule {
           useFactory: (payloads: PayloadStore, opts: ResolvedSandboxOptions) => new BrowserSessions({ payloads, options: browserOptions({ chromiumPath: opts.chromiumPath, allowPrivate: opts.allowPrivate }) }),
           inject: [PayloadStore, SANDBOX_OPTIONS],
         },
+        BrowserRouting,
         ReplicaLink,
         SandboxCommandsHandler,
         SandboxLifecycle,

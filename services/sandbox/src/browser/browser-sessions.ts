@@ -55,6 +55,11 @@ export class BrowserSessions {
     return this.runs.size;
   }
 
+  /** Whether this replica has the run's context open. */
+  has(key: RunBrowserKey): boolean {
+    return this.runs.has(keyOf(key));
+  }
+
   async availability(): Promise<{ available: boolean; detail: string }> {
     return chromiumAvailability(this.options.chromiumPath);
   }

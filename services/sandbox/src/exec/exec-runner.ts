@@ -114,6 +114,8 @@ export class ExecRunner {
           void proc.kill();
         };
         proc.onLimit((hit) => cancel(hit));
+        // A cancel that came while the driver was starting the command ends it now.
+        if (cancelled) cancel('cancelled');
         const budget = new OutputBudget(checked.limits.outputBytes, () => cancel('output'));
         const store = { payloads: this.payloads, workspaceId: request.workspaceId };
         const stdout = new OutputCapture(proc.stdout, budget, store, this.options.previewBytes, (text) => live.output('stdout', text));

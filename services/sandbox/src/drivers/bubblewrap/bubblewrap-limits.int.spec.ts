@@ -85,6 +85,16 @@ describe('bubblewrap sandbox limits', () => {
     expect(await kit.store.get('ws_sandbox', 'exec-cancel-tree')).toMatchObject({ state: 'killed', limit: 'cancelled', result: { limit: 'cancelled' } });
   });
 
+  it('ends a command cancelled while its sandbox is still being set up', async () => {
+    const request = { workspaceId: 'ws_sandbox', argv: ['sleep', '30'], cwd: '.', env: {}, limits: {}, egress: [], requestedBy: { kind: 'user', id: 'operator' } } as const;
+    const early = kit.runner.run({ ...request, execId: 'exec-cancel-early' });
+    await eventually(() => kit.runner.isRunning('ws_sandbox', 'exec-cancel-early'), { what: 'the exec to be registered' });
+    expect(kit.runner.cancel('ws_sandbox', 'exec-cancel-early')).toBe(true);
+    const result = await early;
+    expect(result).toMatchObject({ state: 'killed', limit: 'cancelled' });
+    expect(result.durationMs).toBeLessThan(5_000);
+  });
+
   it('refuses secret-like environment names, programs given as paths and limits above the maximum, and runs nothing', async () => {
     await expect(kit.exec(['env'], { env: { AWS_SECRET_ACCESS_KEY: 'x' } })).rejects.toMatchObject({
       code: 'exec_refused',
