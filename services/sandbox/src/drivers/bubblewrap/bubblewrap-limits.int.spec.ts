@@ -86,7 +86,7 @@ describe('bubblewrap sandbox limits', () => {
   });
 
   it('ends a command cancelled while its sandbox is still being set up', async () => {
-    const request = { workspaceId: 'ws_sandbox', argv: ['sleep', '30'], cwd: '.', env: {}, limits: {}, egress: [], requestedBy: { kind: 'user', id: 'operator' } } as const;
+    const request = { workspaceId: 'ws_sandbox', argv: ['sleep', '30'], cwd: '.', env: {}, limits: {}, egress: [], requestedBy: { kind: 'user' as const, id: 'operator' } };
     const early = kit.runner.run({ ...request, execId: 'exec-cancel-early' });
     await eventually(() => kit.runner.isRunning('ws_sandbox', 'exec-cancel-early'), { what: 'the exec to be registered' });
     expect(kit.runner.cancel('ws_sandbox', 'exec-cancel-early')).toBe(true);
