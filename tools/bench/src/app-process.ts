@@ -184,7 +184,7 @@ export async function firstRunSetup(baseUrl: string, setupToken: string): Promis
  * One app for the phases that measure admission, budgets and authorisation through the API: its
  * supervisor is off, so the runs they admit stay admitted and no execution competes for the CPU.
  */
-export async function startApp(): Promise<App> {
+export async function startApp(env: Record<string, string> = {}): Promise<App> {
   const infra = await startInfrastructure();
   let app: AppProcess | null = null;
   const stop = async () => {
@@ -192,7 +192,7 @@ export async function startApp(): Promise<App> {
     await infra.cleanup();
   };
   try {
-    app = await spawnApp(infra, 'the app', { PACKETAGENT_SUPERVISOR_ENABLED: 'false' });
+    app = await spawnApp(infra, 'the app', { PACKETAGENT_SUPERVISOR_ENABLED: 'false', ...env });
     const setup = await firstRunSetup(app.baseUrl, infra.setupToken);
     return { baseUrl: app.baseUrl, db: infra.db, bus: infra.bus, setup, stop };
   } catch (error) {

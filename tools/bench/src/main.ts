@@ -413,4 +413,20 @@ function printSandbox(sandbox: SandboxResults): void {
     ),
   );
   process.stdout.write(`\ngoal: p50 at most 3x direct + 20 ms = ${goal.toFixed(1)} ms; ${sandbox.sandboxed.p50 <= goal ? 'met' : 'not met'}${sandbox.unenforced.length ? `; not enforced here: ${sandbox.unenforced.join('; ')}` : ''}\n`);
+  if (!sandbox.browser) {
+    process.stdout.write('browser: not measured (no Chromium)\n');
+    return;
+  }
+  const { sandboxed, bare } = sandbox.browser;
+  process.stdout.write('\nbrowser: navigate to a local page (HTML, a stylesheet, an image) on a warm page, one at a time, through the sandbox service and in bare Playwright with the same Chromium\n');
+  process.stdout.write(
+    table(
+      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs bare'],
+      [
+        ['through the sandbox', sandboxed.count, sandboxed.p50, sandboxed.p99, sandboxed.max, ratio(sandboxed.p50, bare.p50)],
+        ['bare Playwright', bare.count, bare.p50, bare.p99, bare.max, '1.00x'],
+      ],
+    ),
+  );
+  process.stdout.write(`\ngoal: at most 1.5x bare; ${sandboxed.p50 <= 1.5 * bare.p50 ? 'met' : 'not met'}\n`);
 }

@@ -1,12 +1,23 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium } from 'playwright-core';
 import { CommandBus, topology } from '@packetagent/bus';
 import { SandboxCommands } from '@packetagent/contracts';
-import { startApp } from './app-process';
+import { startApp, type App } from './app-process';
 import { now, summarise, type Summary } from './stats';
 
 export interface SandboxBenchOptions {
   warmup: number;
   count: number;
+}
+
+export interface BrowserBenchResult {
+  /** `navigate` to a local page through the sandbox service: a NATS request, the run's context, every request fetched through the address checks. */
+  sandboxed: Summary;
+  /** `page.goto` of the same page in bare Playwright with the same Chromium. */
+  bare: Summary;
 }
 
 export interface SandboxResults {
@@ -16,6 +27,7 @@ export interface SandboxResults {
   direct: Summary;
   driver: string;
   unenforced: string[];
+  browser: BrowserBenchResult | null;
 }
 
 function spawnTrue(): Promise<number> {
@@ -29,7 +41,8 @@ function spawnTrue(): Promise<number> {
 
 /** Start-to-exit of `true`: through the sandbox service against a bare spawn, one at a time, in the same run. */
 export async function benchSandbox(options: SandboxBenchOptions): Promise<SandboxResults> {
-  const app = await startApp();
+  const page = await localPage();
+  const app = await startApp({ PACKETAGENT_HTTP_ALLOW_PRIVATE: page.host });
   try {
     const bus = new CommandBus(app.bus.nc, topology(app.bus.prefix));
     const { workspaceId } = app.setup;
@@ -52,8 +65,63 @@ export async function benchSandbox(options: SandboxBenchOptions): Promise<Sandbo
     await measure(sandboxed, options.warmup);
     const direct = await measure(spawnTrue, options.count);
     const through = await measure(sandboxed, options.count);
-    return { sandboxed: summarise(through), direct: summarise(direct), driver: status.driver, unenforced: status.drivers.find((driver) => driver.name === status.driver)?.unenforced ?? [] };
+    const browser = status.browser.available ? await benchBrowser(app, bus, page.url, options) : null;
+    return { sandboxed: summarise(through), direct: summarise(direct), driver: status.driver, unenforced: status.drivers.find((driver) => driver.name === status.driver)?.unenforced ?? [], browser };
   } finally {
     await app.stop();
+    page.close();
+  }
+}
+
+const CHROMIUM = process.env['PACKETAGENT_CHROMIUM'] ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu', '--disable-quic'];
+
+/** A page with a stylesheet and an image, on loopback. */
+async function localPage(): Promise<{ url: string; host: string; close(): void }> {
+  const server = createServer((request, response) => {
+    if (request.url === '/style.css') return void response.writeHead(200, { 'content-type': 'text/css' }).end('body { font-family: sans-serif }');
+    if (request.url === '/pixel.svg') return void response.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>');
+    response.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Bench</title><link rel="stylesheet" href="/style.css"></head><body><h1>Bench page</h1><img src="/pixel.svg"></body></html>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url: `http://${host}/page`, host, close: () => server.close() };
+}
+
+/** navigate through the sandbox against page.goto in bare Playwright, one at a time, each on a warm context. */
+async function benchBrowser(app: App, bus: CommandBus, url: string, options: SandboxBenchOptions): Promise<BrowserBenchResult | null> {
+  if (!existsSync(CHROMIUM)) return null;
+  const origin = new URL(url).origin;
+  const navigate = async (): Promise<number> => {
+    const t0 = now();
+    const result = await bus.request(SandboxCommands.browserAct, { workspaceId: app.setup.workspaceId, runId: 'bench-browser', action: 'navigate', url, allowedUrls: [`${origin}/*`] }, { timeoutMs: 60_000 });
+    const ms = now() - t0;
+    if (!result.ok || result.blocked.length) throw new Error(`navigate through the sandbox failed: ${result.error?.message ?? JSON.stringify(result.blocked)}`);
+    return ms;
+  };
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  try {
+    const context = await browser.newContext();
+    const bare = await context.newPage();
+    const goto = async (): Promise<number> => {
+      const t0 = now();
+      await bare.goto(url, { waitUntil: 'load' });
+      return now() - t0;
+    };
+    const count = Math.max(10, Math.round(options.count / 4));
+    for (let i = 0; i < options.warmup; i++) {
+      await goto();
+      await navigate();
+    }
+    const bareSamples: number[] = [];
+    const sandboxSamples: number[] = [];
+    for (let i = 0; i < count; i++) {
+      bareSamples.push(await goto());
+      sandboxSamples.push(await navigate());
+    }
+    await bus.request(SandboxCommands.browserClose, { workspaceId: app.setup.workspaceId, runId: 'bench-browser' });
+    return { sandboxed: summarise(sandboxSamples), bare: summarise(bareSamples) };
+  } finally {
+    await browser.close();
   }
 }
