@@ -28,7 +28,7 @@ export const MAX_EXEC_ENV_ENTRIES = 64;
 /** Environment names a command may be given: plain identifiers that do not look like secrets. */
 export const EXEC_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** Names refused whatever the allowlist says: a secret goes through the vault, never the environment. */
-export const SECRET_LIKE_ENV_NAME = /(SECRET|TOKEN|PASSWORD|PASSWD|PRIVATE|CREDENTIAL|API_?KEY|ACCESS_?KEY|SESSION|COOKIE|AUTH)/i;
+export const SECRET_LIKE_ENV_NAME = /(SECRET|TOKEN|PASSWORD|PASSWD|PRIVATE_?KEY|CREDENTIAL|API_?KEY|ACCESS_?KEY)|(^|_)(AUTH|SESSION|COOKIE|PRIVATE)(_|$)/i;
 
 /** What bounds one command; every field is at most the service's maximum, which applies when absent. */
 export const ExecLimitsSchema = z.strictObject({

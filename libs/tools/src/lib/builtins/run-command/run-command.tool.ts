@@ -29,13 +29,13 @@ const ArgsSchema = z.strictObject({
     .describe('Directory relative to the run workspace; the workspace itself when omitted.'),
   timeoutSeconds: z.number().int().min(1).max(3600).optional().describe('Wall time limit for the command; the whole process tree is killed at it.'),
   env: z
-    .record(
-      z
-        .string()
-        .regex(EXEC_ENV_NAME, 'a plain environment name')
-        .refine((name) => !SECRET_LIKE_ENV_NAME.test(name), 'looks like a secret: secrets come from credentials, never the environment'),
-      z.string().max(4096),
-    )
+    .record(z.string(), z.string().max(4096))
+    .superRefine((env, ctx) => {
+      for (const name of Object.keys(env)) {
+        if (!EXEC_ENV_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'not a plain environment name' });
+        else if (SECRET_LIKE_ENV_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'looks like a secret: secrets come from credentials, never the environment' });
+      }
+    })
     .optional()
     .describe('Environment variables for the command (names from the operator allowlist only).'),
   egress: z.array(EgressRequestSchema).max(16).optional().describe('Files fetched (GET only, from operator-allowlisted origins) before the command starts, read-only at /input/egress/<as>.'),
