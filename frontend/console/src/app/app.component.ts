@@ -69,6 +69,7 @@ export class AppComponent {
     { path: 'approvals', label: 'Approvals' },
     { path: 'budgets', label: 'Budgets' },
     { path: 'credentials', label: 'Credentials' },
+    { path: 'sandbox', label: 'Sandbox' },
     { path: 'audit', label: 'Audit' },
     { path: 'admin', label: 'Admin' },
   ];

@@ -15,14 +15,16 @@ import { StateViewComponent } from '../../shared/state-view.component';
 import { describeEvent, mergeEvents, toRunEvent, totalCost, type RunEvent } from '../../shared/timeline';
 import type { EndRunResult, ReleaseRunResult, Run, RunSummary, RunSupervision } from './runs.api';
 import { RunMigrationComponent } from './run-migration.component';
+import { ExecLogComponent } from '../sandbox/exec-log.component';
+import { commandCalls } from './run-commands';
 
 const POLL_MS = 2_000;
 
-/** One run: its state and summary, the live timeline, stop / pause / resume, migrating a waiting run, and release or end while quarantined. */
+/** One run: its state and summary, the live timeline (with the output of its commands), stop / pause / resume, migrating a waiting run, and release or end while quarantined. */
 @Component({
   selector: 'pa-run',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [FormsModule, RouterLink, StateViewComponent, ProblemViewComponent, BadgeComponent, RunMigrationComponent],
+  imports: [FormsModule, RouterLink, StateViewComponent, ProblemViewComponent, BadgeComponent, RunMigrationComponent, ExecLogComponent],
   styles: `
     ol.timeline { list-style: none; padding: 0; margin: 0; border-left: 3px solid var(--border); }
     ol.timeline li { margin: 0 0 0.6rem 0; padding: 0.4rem 0.75rem; position: relative; }
@@ -135,6 +137,10 @@ const POLL_MS = 2_000;
               <span class="at">#{{ e.position }} · {{ time(e.at) }}</span>
             </div>
             @if (e.detail) { <p class="entry-detail">{{ e.detail }}</p> }
+            @if (calls().get(e.position); as call) {
+              <!-- A run_command call: its output live while it runs, its result's previews once it has one. -->
+              <pa-exec-log [workspaceId]="ws()" [execId]="call.execId" [live]="!call.ended && active()" [compact]="true" />
+            }
           </li>
         }
       </ol>
@@ -167,6 +173,7 @@ export class RunPage implements OnInit {
   protected endReason = '';
   protected readonly events = signal<RunEvent[]>([]);
   protected readonly entries = computed(() => this.events().map(describeEvent));
+  protected readonly calls = computed(() => commandCalls(this.runId(), this.events()));
   protected readonly cost = computed(() => totalCost(this.events()));
   protected readonly active = computed(() => isActiveRunState(this.run.value()?.state ?? 'queued'));
   protected readonly live = signal<LiveStatus>('connecting');
