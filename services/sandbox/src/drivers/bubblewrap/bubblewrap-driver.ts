@@ -152,12 +152,14 @@ export class BubblewrapDriver implements SandboxDriver {
       exited,
       async kill() {
         // bwrap's child dies with it (--die-with-parent), and with it the whole PID namespace;
-        // the control group catches anything that got out of the tree before that.
+        // the control group is emptied too, for a kill that lands while bwrap is still setting
+        // the sandbox up (before its child has asked to die with it).
         try {
           child.kill('SIGKILL');
         } catch {
           // Already gone.
         }
+        await cgroup?.kill();
       },
       onLimit(listener) {
         listeners.push(listener);

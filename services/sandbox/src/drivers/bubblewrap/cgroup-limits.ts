@@ -21,6 +21,8 @@ export interface ExecCgroup {
   readonly procsFiles: string[];
   /** Which limit the group saw hit so far (the memory limit's OOM kill, or a refused fork). */
   limitHit(): Promise<ExecLimitName | null>;
+  /** Kills every process in the group now. */
+  kill(): Promise<void>;
   /** Kills every process still in the group and removes it. */
   dispose(): Promise<void>;
 }
@@ -110,6 +112,9 @@ export async function createExecCgroup(host: CgroupHost, name: string, limits: {
       }
       if (pidsGroup && countOf(await readText(join(pidsGroup, 'pids.events')), 'max') > 0) return 'pids';
       return null;
+    },
+    async kill() {
+      for (const dir of dirs) await killAll(dir, host.version);
     },
     async dispose() {
       for (const dir of dirs) await killAll(dir, host.version);
