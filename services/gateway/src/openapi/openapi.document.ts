@@ -22,7 +22,7 @@ const PROBLEM_SCHEMA = {
     requestId: { type: 'string', description: 'also in the x-request-id response header' },
     errors: {
       type: 'array',
-      description: 'validation failures (400 only)',
+      description: 'every issue found, each with the field it applies to: validation failures (400) and refused commands (422 exec_refused)',
       items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
     },
   },

@@ -1,1 +1,2 @@
 export * from './sandbox.commands.v1';
+export * from './command-line';

@@ -1,9 +1,8 @@
-import { EgressRequestSchema, EXEC_ENV_NAME, normaliseResource, SECRET_LIKE_ENV_NAME, type ExecResult, type JsonObject } from '@packetagent/contracts';
+import { commandArguments, EgressRequestSchema, EXEC_ENV_NAME, normaliseResource, SECRET_LIKE_ENV_NAME, type ExecResult, type JsonObject } from '@packetagent/contracts';
 import { z } from 'zod';
 import { failure, type BuiltinTool } from '../../internal/builtin';
 import { toParameters } from '../../internal/schema';
 import { normaliseWorkspacePath } from '../../workspace/workspace-path';
-import { commandArguments } from './command-line';
 import { sandboxFailure } from '../sandbox-failure';
 
 const ArgsSchema = z.strictObject({

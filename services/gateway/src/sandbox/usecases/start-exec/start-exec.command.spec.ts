@@ -12,6 +12,10 @@ describe(StartExecCommand.name, () => {
     expect(sut).toMatchObject({ cwd: '.', env: {}, limits: {}, runId: null, wait: false });
   });
 
+  it('reads quotes as run_command does: they keep spaces in an argument and nothing is expanded', () => {
+    expect(splitCommand(`node -e "console.log(1 + 1)" 'two words'`)).toEqual(['node', '-e', 'console.log(1 + 1)', 'two words']);
+  });
+
   it('takes argv as given, spaces and all', () => {
     const sut = new StartExecCommand('ws1', operator, { argv: ['node', '-e', 'console.log(1 + 1)'], cwd: 'src', env: { CI: '1' }, limits: { wallTimeMs: 2_000 }, runId: 'r1', wait: true });
 
@@ -25,7 +29,7 @@ describe(StartExecCommand.name, () => {
     ['echo `id`', /shell metacharacters/],
     ['ls > out', /shell metacharacters/],
     ['/bin/sh -c id', /plain name, not a path/],
-    ['node -e "console.log(1)"', /quotes are not read here/],
+    ['node -e "console.log(1)', /unterminated " quote/],
     ['echo a\u0000b', /control character/],
   ])('refuses %j as exec_refused on the command field', (command, message) => {
     const refused = (() => {

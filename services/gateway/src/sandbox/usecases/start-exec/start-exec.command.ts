@@ -1,10 +1,11 @@
-import { normaliseResource, type ActorRef, type ExecLimits } from '@packetagent/contracts';
+import { commandArguments, normaliseResource, type ActorRef, type ExecLimits } from '@packetagent/contracts';
 import { ExecRefusedError } from '../../sandbox.errors';
 import type { ExecBodyInput } from '../../sandbox.dto';
 
 /**
- * An operator's command, checked when built: `command` is split on spaces after the same
- * refusal as run_command's (no shell, so no shell metacharacters); `argv` is taken as given.
+ * An operator's command, checked when built: `command` is read exactly as run_command reads it
+ * (no shell metacharacters; words split on spaces, quotes keep spaces, nothing expanded); `argv`
+ * is taken as given.
  * The sandbox checks the rest (program, cwd, environment, limits) before anything runs.
  */
 export class StartExecCommand {
@@ -29,13 +30,11 @@ export class StartExecCommand {
   }
 }
 
-/**
- * Words split on spaces and tabs. Quotes are refused rather than passed on as characters of an
- * argument, which is never what someone who typed them meant: `argv` carries an argument with spaces.
- */
+/** The arguments of a command line, as run_command reads one; a refusal names what is wrong. */
 export function splitCommand(command: string): string[] {
   const checked = normaliseResource('run_command', command);
   if (!checked.ok) throw new ExecRefusedError('the command was refused; nothing ran', [{ path: 'command', message: checked.message }]);
-  if (/["']/.test(checked.value)) throw new ExecRefusedError('the command was refused; nothing ran', [{ path: 'command', message: 'quotes are not read here: give argv for an argument with spaces' }]);
-  return checked.value.split(' ');
+  const split = commandArguments(command);
+  if (!split.ok) throw new ExecRefusedError('the command was refused; nothing ran', [{ path: 'command', message: split.message }]);
+  return split.argv;
 }
