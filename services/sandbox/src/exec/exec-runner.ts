@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { TransientError, type EgressRecord, type ExecLimitName, type ExecLimits, type ExecResult, type ExecStreamOutput, type ParsedExecRequest } from '@packetagent/contracts';
+import { execKey, TransientError, type EgressRecord, type ExecLimitName, type ExecLimits, type ExecResult, type ExecStreamOutput, type ParsedExecRequest } from '@packetagent/contracts';
 import type { PayloadStore } from '@packetagent/eventstore';
 import type { DriverSelection } from '../drivers/driver-selection';
 import { DriverStartError, type DriverProcess } from '../drivers/sandbox-driver';
@@ -83,7 +83,7 @@ export class ExecRunner {
         const endedAt = new Date();
         return { ...base, ...fields, durationMs: endedAt.getTime() - startedAt.getTime(), endedAt: endedAt.toISOString() };
       };
-      const scratch = join(this.options.scratchDir, `${request.execId.replace(/[^A-Za-z0-9_-]/g, '_')}-egress`);
+      const scratch = join(this.options.scratchDir, `${execKey(request.execId)}-egress`);
       let result: ExecResult;
       try {
         let egress: EgressRecord[] = [];

@@ -1,6 +1,6 @@
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import type { ParsedExecRequest } from '@packetagent/contracts';
+import { execKey, type ParsedExecRequest } from '@packetagent/contracts';
 import type { ResolvedSandboxOptions } from '../sandbox.options';
 import { ExecRefusedError } from './prepare-exec';
 
@@ -10,7 +10,7 @@ import { ExecRefusedError } from './prepare-exec';
  * the real directory, so a symlink in the workspace cannot lead the command out of it.
  */
 export async function workspaceFor(request: Pick<ParsedExecRequest, 'workspaceId' | 'runId' | 'execId'>, cwd: string, options: Pick<ResolvedSandboxOptions, 'runsDir' | 'operatorDir'>): Promise<string> {
-  const dir = request.runId ? join(options.runsDir, request.runId, 'workspace') : join(options.operatorDir, request.workspaceId, request.execId.replace(/[^A-Za-z0-9_-]/g, '_'));
+  const dir = request.runId ? join(options.runsDir, request.runId, 'workspace') : join(options.operatorDir, request.workspaceId, execKey(request.execId));
   await mkdir(dir, { recursive: true });
   const root = await realpath(dir);
   let target: string;

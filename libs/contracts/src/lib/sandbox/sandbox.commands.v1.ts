@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { defineCommand } from '../commands';
 import { ActorSchema } from '../control-plane/intake.commands.v1';
@@ -13,8 +14,17 @@ const workspaceId = z.string().regex(Identifiers.workspace);
 const runId = z.string().regex(/^[A-Za-z0-9_:@-]{1,200}$/);
 const instant = z.iso.datetime({ offset: true });
 
-/** Exec ids are chosen by the caller (a run's effect key, or the gateway's id), so a repeat names the same exec. */
-export const ExecIdSchema = z.string().regex(/^[A-Za-z0-9_:.-]{1,160}$/, 'expected 1-160 of A-Z a-z 0-9 _ : . -');
+/**
+ * Exec ids are chosen by the caller (a run's effect key `<runId>:<callId>`, or the gateway's id),
+ * so a repeat names the same exec. Printable ASCII: file names, subjects and control groups use
+ * `execKey(id)`, never the id itself.
+ */
+export const ExecIdSchema = z.string().regex(/^[\x21-\x7e]{1,420}$/, 'expected 1-420 printable ASCII characters without spaces');
+
+/** A fixed-length name for an exec id, safe as a file name, a NATS subject token or a control group. */
+export function execKey(execId: string): string {
+  return createHash('sha256').update(execId, 'utf8').digest('hex').slice(0, 32);
+}
 
 export const SANDBOX_DRIVERS = ['bubblewrap', 'docker'] as const;
 export const SandboxDriverNameSchema = z.enum(SANDBOX_DRIVERS);
@@ -243,7 +253,7 @@ export const SandboxCommands = {
 } as const;
 
 /**
- * Live output of an exec, published on core NATS at `<prefix>.pa.live.sandbox.<ws>.<execId>`
+ * Live output of an exec, published on core NATS at `<prefix>.pa.live.sandbox.<ws>.<execKey>`
  * while it runs: ordered by `seq`, lossy by design (the whole output is kept by reference).
  */
 export const ExecLiveMessageSchema = z.discriminatedUnion('kind', [
@@ -255,6 +265,5 @@ export type ExecLiveMessage = z.infer<typeof ExecLiveMessageSchema>;
 
 export function execLiveSubject(prefix: string, workspace: string, execId: string): string {
   const root = prefix ? `${prefix}.pa.live.sandbox` : 'pa.live.sandbox';
-  // NATS tokens cannot hold dots: the exec id's dots become underscores in the subject only.
-  return `${root}.${workspace}.${execId.replace(/\./g, '_')}`;
+  return `${root}.${workspace}.${execKey(execId)}`;
 }

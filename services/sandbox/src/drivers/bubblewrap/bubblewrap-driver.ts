@@ -3,7 +3,7 @@ import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { join } from 'node:path';
-import type { ExecLimitName } from '@packetagent/contracts';
+import { execKey, type ExecLimitName } from '@packetagent/contracts';
 import { DriverStartError, type DriverExit, type DriverProbe, type DriverProcess, type PreparedExec, type SandboxDriver } from '../sandbox-driver';
 import { bwrapArguments, prlimitArguments, sandboxAccounts, type SystemView } from './bwrap-arguments';
 import { createExecCgroup, detectCgroups, type CgroupHost, type ExecCgroup } from './cgroup-limits';
@@ -89,7 +89,7 @@ export class BubblewrapDriver implements SandboxDriver {
 
   async start(exec: PreparedExec): Promise<DriverProcess> {
     if (!existsSync(this.bwrap)) throw new DriverStartError(`bubblewrap not found at ${this.bwrap}: install it with apt-get install bubblewrap`);
-    const scratch = join(this.options.scratchDir, exec.execId);
+    const scratch = join(this.options.scratchDir, execKey(exec.execId));
     await mkdir(scratch, { recursive: true, mode: 0o700 });
     const accounts = sandboxAccounts(this.uid, this.gid);
     const passwdFile = join(scratch, 'passwd');
@@ -99,7 +99,7 @@ export class BubblewrapDriver implements SandboxDriver {
 
     const host = await this.cgroupHost();
     let cgroup: ExecCgroup | null = null;
-    if (host && (host.pidsDir || host.memoryDir)) cgroup = await createExecCgroup(host, exec.execId.replace(/[^A-Za-z0-9_-]/g, '_'), exec.limits);
+    if (host && (host.pidsDir || host.memoryDir)) cgroup = await createExecCgroup(host, execKey(exec.execId), exec.limits);
 
     const isRoot = process.getuid?.() === 0;
     const bwrap = [this.bwrap, ...bwrapArguments(exec, this.systemView(), { passwdFile, groupFile, uid: this.uid, gid: this.gid, dropCapabilities: isRoot })];
