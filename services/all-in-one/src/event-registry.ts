@@ -6,6 +6,7 @@ import {
   registerPolicyEvents,
   registerRunCareEvents,
   registerRunExecutionEvents,
+  registerSandboxEvents,
   registerSchedulerEvents,
   registerVaultEvents,
 } from '@packetagent/contracts';
@@ -14,6 +15,6 @@ import {
  * The schemas this process decodes: every service's events from libs/contracts. An event
  * whose type or schema version is not here is refused loudly rather than guessed at.
  */
-export const eventRegistry = registerRunCareEvents(
+export const eventRegistry = registerSandboxEvents(registerRunCareEvents(
   registerVaultEvents(registerBudgetEvents(registerPolicyEvents(registerIdentityEvents(registerSchedulerEvents(registerRunExecutionEvents(registerIntakeEvents(new EventRegistry()))))))),
-);
+));

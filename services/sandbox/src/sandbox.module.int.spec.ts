@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { BusModule, CommandBus, topology, type Topology } from '@packetagent/bus';
-import { EventRegistry, execLiveSubject, ExecLiveMessageSchema, SandboxCommands, type ExecLiveMessage } from '@packetagent/contracts';
+import { EventRegistry, execLiveSubject, ExecLiveMessageSchema, operatorExecStream, registerSandboxEvents, SandboxCommands, type ExecLiveMessage } from '@packetagent/contracts';
 import { EventStoreModule } from '@packetagent/eventstore';
 import { createTestBus, createTestDatabase, eventually, testEnv, type TestBus, type TestDatabase } from '@packetagent/testing';
 import type { ExecRunner } from './exec/exec-runner';
@@ -28,7 +28,7 @@ describe('sandbox service over the bus', () => {
   let commands: CommandBus;
 
   async function replica(replicaId: string, options: Partial<SandboxModuleOptions> = {}): Promise<TestingModule> {
-    const registry = new EventRegistry();
+    const registry = registerSandboxEvents(new EventRegistry());
     const app = await Test.createTestingModule({
       imports: [
         BusModule.forRoot({ natsUrl: testEnv.natsUrl, serviceName: `sandbox-${replicaId}`, topology: topo, registry }),
@@ -80,6 +80,21 @@ describe('sandbox service over the bus', () => {
     // Asked again under the same id, it answers what happened without running anything.
     const again = await commands.request(SandboxCommands.exec, { execId: 'exec-live.1', workspaceId: ws, argv: ['node', '-e', 'process.exit(0)'], requestedBy: operator }, { timeoutMs: 30_000 });
     expect(again).toEqual(result);
+  });
+
+  it("records an operator's command as events of its own, with who asked, and a run's tool call not (its run records it)", async () => {
+    await commands.request(SandboxCommands.exec, { execId: 'exec-audited', workspaceId: ws, argv: ['node', '--version'], env: { CI: 'true' }, requestedBy: operator }, { timeoutMs: 30_000 });
+    const events = await db.pool.query<{ type: string; data: Record<string, unknown>; actor: unknown }>(`SELECT type, data, metadata->'actor' AS actor FROM events WHERE stream_id = $1 ORDER BY stream_version`, [operatorExecStream(ws, 'exec-audited')]);
+    expect(events.rows.map((row) => [row.type, row.actor])).toEqual([
+      ['sandbox.exec_started', operator],
+      ['sandbox.exec_ended', operator],
+    ]);
+    expect(events.rows[0]!.data).toMatchObject({ execId: 'exec-audited', argv: ['node', '--version'], envNames: ['CI'], driver: 'bubblewrap', runId: null });
+    expect(events.rows[1]!.data).toMatchObject({ state: 'exited', exitCode: 0, stdout: { bytes: process.version.length + 1 } });
+    expect(JSON.stringify(events.rows)).not.toContain('"true"');
+
+    await commands.request(SandboxCommands.exec, { execId: 'run-x:call-1', workspaceId: ws, runId: 'run-x', argv: ['true'], requestedBy: { kind: 'service', id: 'supervisor' } }, { timeoutMs: 30_000 });
+    expect((await db.pool.query('SELECT 1 FROM events WHERE stream_id = $1', [operatorExecStream(ws, 'run-x:call-1')])).rowCount).toBe(0);
   });
 
   it('fetches declared egress GET-only before the command starts and mounts it read-only', async () => {

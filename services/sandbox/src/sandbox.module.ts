@@ -1,8 +1,9 @@
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Pool } from 'pg';
-import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
-import { PayloadStore, PG_POOL } from '@packetagent/eventstore';
+import { BUS_TOPOLOGY, EVENT_REGISTRY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
+import { registerSandboxEvents, type EventRegistry } from '@packetagent/contracts';
+import { PayloadStore, PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
 import { browserOptions, BrowserSessions } from './browser';
 import { BrowserRouting } from './browser/browser-routing';
 import { BubblewrapDriver } from './drivers/bubblewrap/bubblewrap-driver';
@@ -41,6 +42,8 @@ class SandboxLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
+const SANDBOX_EVENT_SCHEMAS = Symbol('SANDBOX_EVENT_SCHEMAS');
+
 /** Egress downloads: at most this many bytes per file, this long per request. */
 const EGRESS_MAX_BYTES = 256 * 1024 * 1024;
 const EGRESS_TIMEOUT_MS = 120_000;
@@ -57,7 +60,8 @@ export class SandboxModule {
       module: SandboxModule,
       providers: [
         { provide: SANDBOX_OPTIONS, useValue: resolved },
-        { provide: EXEC_STORE, useFactory: (pool: Pool) => new ExecStore(pool), inject: [PG_POOL] },
+        { provide: SANDBOX_EVENT_SCHEMAS, useFactory: (registry: EventRegistry) => registerSandboxEvents(registry), inject: [EVENT_REGISTRY] },
+        { provide: EXEC_STORE, useFactory: (pool: Pool, events: PostgresEventStore) => new ExecStore(pool, events), inject: [PG_POOL, PostgresEventStore] },
         {
           provide: DRIVER_SELECTION,
           useFactory: (opts: ResolvedSandboxOptions) =>

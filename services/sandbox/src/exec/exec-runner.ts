@@ -34,6 +34,14 @@ function limitMessage(limit: ExecLimitName, limits: ExecLimits): string {
   }
 }
 
+/**
+ * Whether the exec is recorded as events of its own: everything but a run's tool call, which the
+ * run's stream records (call, effect receipt, result).
+ */
+export function recordedAsEvents(request: Pick<ParsedExecRequest, 'runId' | 'requestedBy'>): boolean {
+  return !(request.runId && request.requestedBy.kind === 'service' && request.requestedBy.id === 'supervisor');
+}
+
 interface Running {
   promise: Promise<ExecResult>;
   cancel(): void;
@@ -64,7 +72,11 @@ export class ExecRunner {
     const { driver, probe } = await this.drivers.current();
     const workspaceDir = await workspaceFor(request, checked.cwd, this.options);
     const startedAt = new Date();
-    const recorded = await this.store.start({ workspaceId: request.workspaceId, execId: request.execId, runId: request.runId ?? null, argv: checked.argv, cwd: checked.cwd, driver: driver.name, requestedBy: request.requestedBy, replica: this.options.replicaId, startedAt });
+    const audited = recordedAsEvents(request);
+    const audit = audited
+      ? { execId: request.execId, runId: request.runId ?? null, argv: checked.argv, cwd: checked.cwd, envNames: Object.keys(request.env).sort(), limits: checked.limits, driver: driver.name, egress: request.egress.map((file) => file.url) }
+      : null;
+    const recorded = await this.store.start({ workspaceId: request.workspaceId, execId: request.execId, runId: request.runId ?? null, argv: checked.argv, cwd: checked.cwd, driver: driver.name, requestedBy: request.requestedBy, replica: this.options.replicaId, startedAt }, audit);
     if (!recorded) return (await this.existing(request, key)) ?? Promise.reject(new TransientError(`exec ${request.execId} was just started elsewhere`));
 
     let cancel: (limit: ExecLimitName) => void = () => undefined;
@@ -148,7 +160,7 @@ export class ExecRunner {
         return { execId: request.execId, workspaceId: request.workspaceId, runId: request.runId ?? null, driver: driver.name, state: 'failed' as const, exitCode: null, signal: null, limit: null, message, durationMs: endedAt.getTime() - startedAt.getTime(), stdout: EMPTY_OUTPUT, stderr: EMPTY_OUTPUT, egress: [], limits: checked.limits, unenforced: probe.unenforced, startedAt: startedAt.toISOString(), endedAt: endedAt.toISOString() };
       })
       .then(async (result) => {
-        await this.store.finish(result);
+        await this.store.finish(result, audited ? { actor: request.requestedBy } : null);
         return result;
       })
       .finally(() => this.running.delete(key));

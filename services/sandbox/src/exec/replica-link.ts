@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import { SANDBOX_OPTIONS, type ResolvedSandboxOptions } from '../sandbox.options';
-import type { ExecRunner } from './exec-runner';
+import { recordedAsEvents, type ExecRunner } from './exec-runner';
 import type { ExecStore } from './exec-store';
 import { orphanResult } from './orphan-result';
 import type { ExecRecord } from '@packetagent/contracts';
@@ -78,7 +78,7 @@ export class ReplicaLink implements OnApplicationBootstrap, OnModuleDestroy {
     }
     if (running) return rest;
     const result = orphanResult(rest, new Date());
-    await this.store.finish(result);
+    await this.store.finish(result, recordedAsEvents({ runId: rest.runId ?? undefined, requestedBy: rest.requestedBy }) ? { actor: rest.requestedBy } : null);
     return (await this.store.get(rest.workspaceId, rest.execId)) ?? { ...rest, state: result.state, result };
   }
 

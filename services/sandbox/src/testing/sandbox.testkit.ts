@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ExecRequestSchema, type ExecRequest, type ExecResult } from '@packetagent/contracts';
-import { PostgresPayloadStore } from '@packetagent/eventstore';
+import { EventRegistry, ExecRequestSchema, registerSandboxEvents, type ExecRequest, type ExecResult } from '@packetagent/contracts';
+import { PostgresEventStore, PostgresPayloadStore } from '@packetagent/eventstore';
 import { createTestDatabase, type TestDatabase } from '@packetagent/testing';
 import { BubblewrapDriver } from '../drivers/bubblewrap/bubblewrap-driver';
 import { DriverSelection } from '../drivers/driver-selection';
@@ -34,7 +34,7 @@ export async function sandboxKit(options: Partial<SandboxModuleOptions> = {}, dr
   const dataDir = await mkdtemp(join(tmpdir(), 'pa-sandbox-'));
   const resolved = resolveSandboxOptions({ dataDir, ...options });
   const payloads = new PostgresPayloadStore(db.pool, { maxBytes: 8 * 1024 * 1024 });
-  const store = new ExecStore(db.pool);
+  const store = new ExecStore(db.pool, new PostgresEventStore(db.pool, { registry: registerSandboxEvents(new EventRegistry()) }));
   const selection = new DriverSelection(drivers ? drivers(resolved) : [new BubblewrapDriver({ scratchDir: resolved.scratchDir })], resolved.driver);
   const egress = new CheckedEgressFetcher({ allowPrivate: resolved.allowPrivate, maxBytes: 16 * 1024 * 1024, timeoutMs: 10_000 });
   const runner = new ExecRunner(selection, store, payloads, egress, { nc: null, prefix: '' }, resolved);

@@ -1,2 +1,3 @@
 export * from './sandbox.commands.v1';
 export * from './command-line';
+export * from './sandbox.events.v1';
