@@ -24,6 +24,17 @@ function alive(pid) {
  * The operations console the app serves at /: built once, on the first start of a clone. A
  * failed build does not stop the start; / then says how to build it.
  */
+/** What run_command and browser will find here; neither ever falls back to running on the host. */
+function sandboxNotes() {
+  const notes = [];
+  if (!existsSync('/usr/bin/bwrap') && !process.env.PACKETAGENT_SANDBOX_DOCKER_HOST) {
+    notes.push('  sandbox:   bubblewrap not found: run_command answers sandbox_unavailable until you install it (sudo apt-get install bubblewrap) or set PACKETAGENT_SANDBOX_DRIVER=docker');
+  }
+  const chromium = process.env.PACKETAGENT_CHROMIUM || '/usr/bin/chromium';
+  if (!existsSync(chromium)) notes.push(`  browser:   no Chromium at ${chromium}: the browser tool answers browser_unavailable until you install it (sudo apt-get install chromium) or set PACKETAGENT_CHROMIUM`);
+  return notes;
+}
+
 function ensureConsoleBuilt() {
   const built = ['frontend/console/dist/browser/index.html', 'dist/frontend/console/browser/index.html'].some((path) => existsSync(join(ROOT, path)));
   if (built || !existsSync(join(ROOT, 'frontend/console/angular.json')) && !existsSync(join(ROOT, 'frontend/console/project.json'))) return;
@@ -157,6 +168,7 @@ async function main() {
     log(`  health:    ${base}/healthz   readiness: ${base}/readyz`);
     log(`  console:   ${base}/`);
     log(`  API:       ${base}/api/v1   (OpenAPI: ${base}/api/v1/openapi.json)`);
+    for (const line of sandboxNotes()) log(line);
     if (existsSync(setupToken)) {
       log(`First run: open ${base}/setup and paste the one-time token from ${setupToken}; or with curl:`);
       log(`  curl -X POST ${base}/api/v1/setup -H 'content-type: application/json' \\`);
