@@ -8,7 +8,13 @@ import { createTestDatabase, eventually, exitOf, freePort, NatsServerProcess, te
 const ROOT = resolve(__dirname, '../../..');
 
 async function readyz(port: number): Promise<{ status: number; body: { status: string; failing: string[] } }> {
-  const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+  let response: Response;
+  try {
+    response = await fetch(`http://127.0.0.1:${port}/readyz`);
+  } catch (error) {
+    // undici's errors come from another realm than the test's Error: say what failed in words.
+    throw new Error(`GET /readyz failed: ${String((error as { cause?: unknown })?.cause ?? error)}`);
+  }
   return { status: response.status, body: (await response.json()) as { status: string; failing: string[] } };
 }
 
@@ -90,7 +96,10 @@ describe('all-in-one', () => {
       const noDb = await eventually(async () => {
         const r = await readyz(port);
         return r.status === 503 && r.body.failing.includes('postgres') && r;
-      }, { timeoutMs: 15_000, what: `not ready without postgres (${output.slice(-2000)})` });
+      }, { timeoutMs: 15_000, what: 'not ready without postgres' }).catch((error: unknown) => {
+        // What the app said up to the failure, not up to the start of the wait.
+        throw new Error(`${error instanceof Error ? error.message : String(error)}; the app's exit code: ${app?.exitCode ?? 'running'}; its last output: ${output.slice(-4000)}`);
+      });
       expect(noDb.body.failing).toEqual(expect.arrayContaining(['postgres', 'relay']));
     } finally {
       await admin.query(`ALTER DATABASE ${db.name} WITH ALLOW_CONNECTIONS true`);
