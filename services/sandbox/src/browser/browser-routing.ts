@@ -39,8 +39,13 @@ export class BrowserRouting implements OnApplicationBootstrap, OnModuleDestroy {
     this.subscription = this.nc.subscribe(this.subject(this.options.replicaId), {
       callback: (error, message) => {
         if (error) return;
-        const forwarded = message.json<Forwarded>();
-        const answer = forwarded.kind === 'act' ? this.sessions.act(forwarded.request) : this.closeHere(forwarded.key);
+        let answer: Promise<unknown>;
+        try {
+          const forwarded = message.json<Forwarded>();
+          answer = forwarded.kind === 'act' ? this.sessions.act(forwarded.request) : this.closeHere(forwarded.key);
+        } catch (failure) {
+          answer = Promise.reject(failure);
+        }
         answer.then(
           (result) => message.respond(JSON.stringify({ ok: true, result })),
           (failure: unknown) => message.respond(JSON.stringify({ ok: false, message: failure instanceof Error ? failure.message : String(failure) })),
