@@ -2,6 +2,7 @@ import { PostgresEventStore } from '@packetagent/eventstore';
 import { runStreamId, type EventEnvelope } from '@packetagent/contracts';
 import { eventually } from '@packetagent/testing';
 import { bearer, startTestApp, type TestApp } from './testing/app.testkit';
+import { SseClient } from './testing/sse-client.testkit';
 
 const WORKER = `apiVersion: packetagent/v1
 kind: Worker
@@ -15,68 +16,9 @@ triggers:
   - { manual: {} }
 `;
 
-interface Frame {
-  id?: string;
-  event?: string;
-  data?: string;
-  comment?: string;
-}
-
-/** A minimal EventSource: records every frame of one text/event-stream response. */
-class SseClient {
-  readonly frames: Frame[] = [];
-  ended = false;
-  private constructor(
-    readonly status: number,
-    readonly contentType: string | null,
-    private readonly controller: AbortController,
-  ) {}
-
-  static async open(url: string, headers: Record<string, string>): Promise<SseClient> {
-    const controller = new AbortController();
-    const response = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
-    const client = new SseClient(response.status, response.headers.get('content-type'), controller);
-    if (response.status !== 200 || !response.body) {
-      await response.text();
-      client.ended = true;
-      return client;
-    }
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    const read = async (): Promise<void> => {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        buffer += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const frame: Frame = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) frame.comment = line.slice(1).trim();
-            else if (line.startsWith('id: ')) frame.id = line.slice(4);
-            else if (line.startsWith('event: ')) frame.event = line.slice(7);
-            else if (line.startsWith('data: ')) frame.data = line.slice(6);
-          }
-          client.frames.push(frame);
-        }
-      }
-    };
-    read()
-      .catch(() => undefined)
-      .finally(() => (client.ended = true));
-    return client;
-  }
-
-  events(): EventEnvelope[] {
-    return this.frames.filter((frame) => frame.id !== undefined).map((frame) => JSON.parse(frame.data!) as EventEnvelope);
-  }
-
-  close(): void {
-    this.controller.abort();
-  }
+/** Run events carried by the stream's frames (those with an id). */
+function eventsOf(client: SseClient): EventEnvelope[] {
+  return client.frames.filter((frame) => frame.id !== undefined).map((frame) => JSON.parse(frame.data!) as EventEnvelope);
 }
 
 const ACTOR = { kind: 'system' as const, id: 'live-test' };
@@ -150,7 +92,7 @@ describe('run events and live streams', () => {
   }
 
   const received = (client: SseClient, count: number, what: string) =>
-    eventually(() => client.events().length >= count && client.events(), { what: `${count} ${what}`, timeoutMs: 10_000 });
+    eventually(() => eventsOf(client).length >= count && eventsOf(client), { what: `${count} ${what}`, timeoutMs: 10_000 });
 
   describe('GET /runs/{runId}/events', () => {
     it('pages a run completely and without duplicates while the run keeps appending', async () => {
@@ -251,9 +193,9 @@ describe('run events and live streams', () => {
       await append(runId, 2);
       await received(second, 5, 'live events after the reconnect');
 
-      const all = [...live, ...second.events()].map((event) => event.globalPosition);
+      const all = [...live, ...eventsOf(second)].map((event) => event.globalPosition);
       expect(all).toEqual(await positions('stream_id = $1', [runStreamId(runId)]));
-      expect(second.frames.filter((frame) => frame.id !== undefined).every((frame, i) => frame.event === second.events()[i]!.type && frame.id === String(second.events()[i]!.globalPosition))).toBe(true);
+      expect(second.frames.filter((frame) => frame.id !== undefined).every((frame, i) => frame.event === eventsOf(second)[i]!.type && frame.id === String(eventsOf(second)[i]!.globalPosition))).toBe(true);
     });
 
     it('streams the whole workspace to a signed-in user from ?lastEventId=', async () => {
@@ -268,7 +210,7 @@ describe('run events and live streams', () => {
 
       expect(replayed.map((event) => event.globalPosition)).toEqual(expected);
       const another = await startRun();
-      const after = await eventually(() => stream.events().find((event) => event.stream === runStreamId(another)), { what: 'the new run live' });
+      const after = await eventually(() => eventsOf(stream).find((event) => event.stream === runStreamId(another)), { what: 'the new run live' });
       expect(after.type).toBe('run.admitted');
     });
 

@@ -5,16 +5,11 @@ import { TERMINAL_RUN_STATES, type ExecRecord, type ExecResult, type ExecSummary
 import { eventually, requestJson } from '@packetagent/testing';
 import { bearer, startTestApp, type TestApp } from './testing/app.testkit';
 import { startExecutionApp, type ExecutionApp } from './testing/execution.testkit';
+import { SseClient } from './testing/sse-client.testkit';
 
 // Real: the whole all-in-one app (gateway, sandbox service with bubblewrap at /usr/bin/bwrap,
 // supervisor, intake) on Postgres, NATS and Redis. The gateway reaches the sandbox only over
 // NATS, as it does when they are deployed apart.
-
-interface Frame {
-  event?: string;
-  data?: string;
-  comment?: string;
-}
 
 interface Accepted {
   execId: string;
@@ -29,61 +24,9 @@ interface Problem {
   errors?: Array<{ path: string; message: string }>;
 }
 
-/** One text/event-stream response read to its end (the server closes an exec's stream after `ended`). */
-class SseClient {
-  readonly frames: Frame[] = [];
-  ended = false;
-  private constructor(
-    readonly status: number,
-    readonly contentType: string | null,
-    readonly body: string,
-    private readonly controller: AbortController,
-  ) {}
-
-  static async open(url: string, headers: Record<string, string>): Promise<SseClient> {
-    const controller = new AbortController();
-    const response = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
-    if (response.status !== 200 || !response.body) {
-      const client = new SseClient(response.status, response.headers.get('content-type'), await response.text(), controller);
-      client.ended = true;
-      return client;
-    }
-    const client = new SseClient(response.status, response.headers.get('content-type'), '', controller);
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    const read = async (): Promise<void> => {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        buffer += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const frame: Frame = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) frame.comment = line.slice(1).trim();
-            else if (line.startsWith('event: ')) frame.event = line.slice(7);
-            else if (line.startsWith('data: ')) frame.data = line.slice(6);
-          }
-          client.frames.push(frame);
-        }
-      }
-    };
-    read()
-      .catch(() => undefined)
-      .finally(() => (client.ended = true));
-    return client;
-  }
-
-  events(): Array<{ event: string; data: Record<string, unknown> }> {
-    return this.frames.filter((frame) => frame.event !== undefined).map((frame) => ({ event: frame.event!, data: JSON.parse(frame.data!) as Record<string, unknown> }));
-  }
-
-  close(): void {
-    this.controller.abort();
-  }
+/** The named events of an exec's stream (the server closes it after `ended`). */
+function eventsOf(client: SseClient): Array<{ event: string; data: Record<string, unknown> }> {
+  return client.frames.filter((frame) => frame.event !== undefined).map((frame) => ({ event: frame.event!, data: JSON.parse(frame.data!) as Record<string, unknown> }));
 }
 
 const PASSWORD = 'correct horse battery staple';
@@ -160,7 +103,7 @@ describe(SandboxRoutesModule.name, () => {
     expect(stream.contentType).toContain('text/event-stream');
     await eventually(() => stream.ended, { timeoutMs: 30_000, what: 'the stream to close after the end' });
 
-    const events = stream.events();
+    const events = eventsOf(stream);
     expect(events[0]).toEqual({ event: 'started', data: { execId: answer.body.execId, argv: ['node', '-e', program], driver: 'bubblewrap', startedAt: expect.any(String) } });
     const outputs = events.filter((e) => e.event === 'output');
     expect(outputs.length).toBeGreaterThan(0);
@@ -178,14 +121,14 @@ describe(SandboxRoutesModule.name, () => {
     // Once it has ended, the stream is its ended event alone.
     const again = await open(answer.body.links.stream);
     await eventually(() => again.ended, { what: 'the second stream to close' });
-    expect(again.events()).toEqual([{ event: 'ended', data: { result } }]);
+    expect(eventsOf(again)).toEqual([{ event: 'ended', data: { result } }]);
   });
 
   it('cancels a sleep 30: it ends killed with limit cancelled, and its stream says so', async () => {
     const answer = await post<Accepted>('/exec', { command: 'sleep 30' });
     expect(answer.status).toBe(202);
     const stream = await open(answer.body.links.stream);
-    await eventually(() => stream.events().length > 0, { what: 'the started event' });
+    await eventually(() => eventsOf(stream).length > 0, { what: 'the started event' });
     const early = await get(`/exec/${answer.body.execId}/output`);
     expect(early.status).toBe(409);
     expect(early.body).toMatchObject({ code: 'exec_running_conflict' });
@@ -197,7 +140,7 @@ describe(SandboxRoutesModule.name, () => {
 
     await eventually(() => stream.ended, { timeoutMs: 10_000, what: 'the stream to end' });
     expect(Date.now() - cancelledAt).toBeLessThan(5_000);
-    expect(stream.events().at(-1)).toMatchObject({ event: 'ended', data: { result: { state: 'killed', limit: 'cancelled', exitCode: null } } });
+    expect(eventsOf(stream).at(-1)).toMatchObject({ event: 'ended', data: { result: { state: 'killed', limit: 'cancelled', exitCode: null } } });
     const record = await get<ExecRecord>(`/exec/${answer.body.execId}`);
     expect(record.body).toMatchObject({ state: 'killed', limit: 'cancelled', result: { state: 'killed', limit: 'cancelled' } });
     expect((await post<{ found: boolean }>(`/exec/${answer.body.execId}/cancel`, {})).body).toEqual({ found: false });
@@ -345,7 +288,7 @@ triggers:
     expect(call.execId).toBe(`${runId}:${String(prepared.data['callId'])}`);
     const stream = await open(path(`/exec/${encodeURIComponent(call.execId)}/stream`), viewer);
     await eventually(() => stream.ended, { what: "the ended run_command's stream to close" });
-    expect(stream.events()).toEqual([{ event: 'ended', data: { result: expect.objectContaining({ runId, exitCode: 0, stdout: expect.objectContaining({ preview: `${process.version}\n` }) }) } }]);
+    expect(eventsOf(stream)).toEqual([{ event: 'ended', data: { result: expect.objectContaining({ runId, exitCode: 0, stdout: expect.objectContaining({ preview: `${process.version}\n` }) }) } }]);
 
     const inRun = await post<ExecResult>('/exec', { command: 'node --version', runId, wait: true });
     expect(inRun.status).toBe(200);

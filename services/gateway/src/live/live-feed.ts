@@ -6,7 +6,8 @@ import { DomainError, parseEnvelope, type EventEnvelope } from '@packetagent/con
 import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import { PG_POOL, rowToEnvelope, type EventRow } from '@packetagent/eventstore';
 import { LIVE_OPTIONS, type LiveOptions } from './live.options';
-import { LiveSession, type LiveSink, type LiveSource } from './live-session';
+import { LiveSession, type LiveSource } from './live-session';
+import { responseSink } from './response-sink';
 
 /** A workspace already has as many open streams on this replica as it may. */
 export class LiveStreamsRateLimitedError extends DomainError {
@@ -112,7 +113,7 @@ export class LiveFeed implements BeforeApplicationShutdown {
   async serve(scope: LiveScope, lastEventId: number | null, response: ServerResponse, slot: LiveSlot, { subscription, attach }: LiveSubscription): Promise<void> {
     response.writeHead(200, SSE_HEADERS);
     response.flushHeaders();
-    const session = new LiveSession(this.sourceFor(scope), sinkOf(response), {
+    const session = new LiveSession(this.sourceFor(scope), responseSink(response), {
       heartbeatMs: this.options.heartbeatMs,
       bufferEvents: this.options.bufferEvents,
       catchUpPageSize: this.options.catchUpPageSize,
@@ -163,24 +164,4 @@ export class LiveFeed implements BeforeApplicationShutdown {
       return null;
     }
   }
-}
-
-function sinkOf(response: ServerResponse): LiveSink {
-  return {
-    write: (chunk) => (response.writableEnded || response.destroyed ? true : response.write(chunk)),
-    drained: () =>
-      new Promise<void>((resolve) => {
-        if (response.destroyed || !response.writableNeedDrain) return resolve();
-        const done = () => {
-          response.off('drain', done);
-          response.off('close', done);
-          resolve();
-        };
-        response.on('drain', done);
-        response.on('close', done);
-      }),
-    end: () => {
-      if (!response.writableEnded) response.end();
-    },
-  };
 }

@@ -1,10 +1,9 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { SandboxCommands, type ExecLiveMessage, type ExecRecord } from '@packetagent/contracts';
 import { CommandBus } from '@packetagent/bus';
 import { SSE_HEADERS } from '../live/live-feed';
-import type { LiveSink } from '../live/live-session';
+import { responseSink } from '../live/response-sink';
 import { ExecLiveFeed } from './exec-live-feed';
 import { ExecStreamSession } from './exec-stream-session';
 import { SANDBOX_ROUTES_OPTIONS, type SandboxRoutesOptions } from './sandbox-routes.options';
@@ -52,7 +51,7 @@ export class ExecStreams implements BeforeApplicationShutdown {
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) response.setHeader(name, value);
     response.writeHead(200, SSE_HEADERS);
     response.flushHeaders();
-    const opened = new ExecStreamSession(sinkOf(response), { heartbeatMs: this.options.heartbeatMs, reread: () => read().catch(() => null) }, () => {
+    const opened = new ExecStreamSession(responseSink(response), { heartbeatMs: this.options.heartbeatMs, reread: () => read().catch(() => null) }, () => {
       subscription?.close();
       this.sessions.delete(opened);
       release();
@@ -82,24 +81,4 @@ export class ExecStreams implements BeforeApplicationShutdown {
       else this.open.delete(workspaceId);
     };
   }
-}
-
-function sinkOf(response: ServerResponse): LiveSink {
-  return {
-    write: (chunk) => (response.writableEnded || response.destroyed ? true : response.write(chunk)),
-    drained: () =>
-      new Promise<void>((resolve) => {
-        if (response.destroyed || !response.writableNeedDrain) return resolve();
-        const done = () => {
-          response.off('drain', done);
-          response.off('close', done);
-          resolve();
-        };
-        response.on('drain', done);
-        response.on('close', done);
-      }),
-    end: () => {
-      if (!response.writableEnded) response.end();
-    },
-  };
 }

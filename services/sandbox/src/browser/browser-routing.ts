@@ -1,9 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Pool } from 'pg';
 import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import type { BrowserActResult } from '@packetagent/contracts';
 import { PG_POOL } from '@packetagent/eventstore';
+import { ReplicaChannel, ReplicaGoneError } from '../replicas/replica-channel';
 import { SANDBOX_OPTIONS, type ResolvedSandboxOptions } from '../sandbox.options';
 import { BROWSER_SESSIONS } from '../sandbox.tokens';
 import type { BrowserSessions, RunBrowserKey } from './browser-sessions';
@@ -14,10 +15,6 @@ const FORWARD_MARGIN_MS = 10_000;
 
 type Forwarded = { kind: 'act'; request: ParsedBrowserActRequest } | { kind: 'close'; key: RunBrowserKey };
 
-function noResponders(error: unknown): boolean {
-  return /no responders/i.test(error instanceof Error ? `${error.name} ${error.message}` : String(error));
-}
-
 /**
  * One browser context per run across replicas: the first replica to act for a run holds its
  * context (sandbox.browser_sessions), and an action reaching another replica is forwarded to the
@@ -25,38 +22,24 @@ function noResponders(error: unknown): boolean {
  */
 @Injectable()
 export class BrowserRouting implements OnApplicationBootstrap, OnModuleDestroy {
-  private subscription: Subscription | null = null;
+  private readonly channel: ReplicaChannel<Forwarded, BrowserActResult | { closed: boolean }>;
 
   constructor(
     @Inject(BROWSER_SESSIONS) private readonly sessions: BrowserSessions,
     @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(BUS_TOPOLOGY) private readonly topo: Topology,
+    @Inject(NATS_CONNECTION) nc: NatsConnection,
+    @Inject(BUS_TOPOLOGY) topo: Topology,
     @Inject(SANDBOX_OPTIONS) private readonly options: ResolvedSandboxOptions,
-  ) {}
+  ) {
+    this.channel = new ReplicaChannel(nc, topo, 'browser');
+  }
 
   onApplicationBootstrap(): void {
-    this.subscription = this.nc.subscribe(this.subject(this.options.replicaId), {
-      callback: (error, message) => {
-        if (error) return;
-        let answer: Promise<unknown>;
-        try {
-          const forwarded = message.json<Forwarded>();
-          answer = forwarded.kind === 'act' ? this.sessions.act(forwarded.request) : this.closeHere(forwarded.key);
-        } catch (failure) {
-          answer = Promise.reject(failure);
-        }
-        answer.then(
-          (result) => message.respond(JSON.stringify({ ok: true, result })),
-          (failure: unknown) => message.respond(JSON.stringify({ ok: false, message: failure instanceof Error ? failure.message : String(failure) })),
-        );
-      },
-    });
+    this.channel.serve(this.options.replicaId, (forwarded) => (forwarded.kind === 'act' ? this.sessions.act(forwarded.request) : this.closeHere(forwarded.key)));
   }
 
   onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
-    this.subscription = null;
+    this.channel.close();
   }
 
   async act(request: ParsedBrowserActRequest): Promise<BrowserActResult> {
@@ -64,8 +47,8 @@ export class BrowserRouting implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.sessions.has(key)) return this.sessions.act(request);
     const holder = await this.claim(key);
     if (holder !== this.options.replicaId) {
-      const forwarded = await this.forward<BrowserActResult>(holder, { kind: 'act', request }, request.timeoutMs + FORWARD_MARGIN_MS);
-      if (forwarded !== null) return forwarded;
+      const forwarded = await this.forward(holder, { kind: 'act', request }, request.timeoutMs + FORWARD_MARGIN_MS);
+      if (forwarded !== null) return forwarded as BrowserActResult;
       await this.takeOver(key, holder);
     }
     return this.sessions.act(request);
@@ -76,8 +59,8 @@ export class BrowserRouting implements OnApplicationBootstrap, OnModuleDestroy {
     const { rows } = await this.pool.query<{ replica: string }>('SELECT replica FROM sandbox.browser_sessions WHERE workspace_id = $1 AND run_id = $2', [key.workspaceId, key.runId]);
     const holder = rows[0]?.replica;
     if (!holder || holder === this.options.replicaId) return this.closeHere(key);
-    const forwarded = await this.forward<{ closed: boolean }>(holder, { kind: 'close', key }, FORWARD_MARGIN_MS);
-    if (forwarded !== null) return forwarded;
+    const forwarded = await this.forward(holder, { kind: 'close', key }, FORWARD_MARGIN_MS);
+    if (forwarded !== null) return forwarded as { closed: boolean };
     // The holder is gone, and its Chromium with it.
     await this.pool.query('DELETE FROM sandbox.browser_sessions WHERE workspace_id = $1 AND run_id = $2 AND replica = $3', [key.workspaceId, key.runId, holder]);
     return { closed: false };
@@ -105,20 +88,12 @@ export class BrowserRouting implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** The holder's answer, or null when no one listens for that replica any more. */
-  private async forward<T>(holder: string, forwarded: Forwarded, timeoutMs: number): Promise<T | null> {
-    let reply;
+  private async forward(holder: string, forwarded: Forwarded, timeoutMs: number): Promise<BrowserActResult | { closed: boolean } | null> {
     try {
-      reply = await this.nc.request(this.subject(holder), JSON.stringify(forwarded), { timeout: timeoutMs });
+      return await this.channel.ask(holder, forwarded, timeoutMs);
     } catch (error) {
-      if (noResponders(error)) return null;
+      if (error instanceof ReplicaGoneError) return null;
       throw error;
     }
-    const answer = reply.json<{ ok: true; result: T } | { ok: false; message: string }>();
-    if (!answer.ok) throw new Error(`the replica holding the run's browser failed: ${answer.message}`);
-    return answer.result;
-  }
-
-  private subject(replicaId: string): string {
-    return `${this.topo.commandSubjectRoot}.sandbox.replica.${replicaId.replace(/[^A-Za-z0-9_-]/g, '_')}.browser`;
   }
 }

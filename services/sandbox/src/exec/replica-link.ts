@@ -1,14 +1,17 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
+import type { ExecRecord } from '@packetagent/contracts';
+import { ReplicaChannel, ReplicaGoneError } from '../replicas/replica-channel';
 import { SANDBOX_OPTIONS, type ResolvedSandboxOptions } from '../sandbox.options';
+import { EXEC_RUNNER, EXEC_STORE } from '../sandbox.tokens';
 import { recordedAsEvents, type ExecRunner } from './exec-runner';
 import type { ExecStore } from './exec-store';
 import { orphanResult } from './orphan-result';
-import type { ExecRecord } from '@packetagent/contracts';
-import { EXEC_RUNNER, EXEC_STORE } from '../sandbox.tokens';
 
 const FORWARD_TIMEOUT_MS = 2_000;
+
+type ExecQuestion = { kind: 'cancel' | 'running'; workspaceId: string; execId: string };
 
 /**
  * What one replica asks of another about the execs it runs. A cancel reaches one replica
@@ -18,71 +21,50 @@ const FORWARD_TIMEOUT_MS = 2_000;
  */
 @Injectable()
 export class ReplicaLink implements OnApplicationBootstrap, OnModuleDestroy {
-  private subscription: Subscription | null = null;
+  private readonly channel: ReplicaChannel<ExecQuestion, boolean>;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(BUS_TOPOLOGY) private readonly topo: Topology,
+    @Inject(NATS_CONNECTION) nc: NatsConnection,
+    @Inject(BUS_TOPOLOGY) topo: Topology,
     @Inject(SANDBOX_OPTIONS) private readonly options: ResolvedSandboxOptions,
     @Inject(EXEC_RUNNER) private readonly runner: ExecRunner,
     @Inject(EXEC_STORE) private readonly store: ExecStore,
-  ) {}
+  ) {
+    this.channel = new ReplicaChannel(nc, topo, 'execs');
+  }
 
   onApplicationBootstrap(): void {
-    this.subscription = this.nc.subscribe(this.subject(this.options.replicaId), {
-      callback: (error, message) => {
-        if (error) return;
-        try {
-          const request = message.json<{ workspaceId: string; execId: string; ping?: boolean }>();
-          if (request.ping) return void message.respond(JSON.stringify({ running: this.runner.isRunning(request.workspaceId, request.execId) }));
-          message.respond(JSON.stringify({ found: this.runner.cancel(request.workspaceId, request.execId) }));
-        } catch {
-          message.respond(JSON.stringify({ found: false }));
-        }
-      },
-    });
+    this.channel.serve(this.options.replicaId, (question) =>
+      question.kind === 'cancel' ? this.runner.cancel(question.workspaceId, question.execId) : this.runner.isRunning(question.workspaceId, question.execId),
+    );
   }
 
   onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
-    this.subscription = null;
+    this.channel.close();
   }
 
   async cancel(workspaceId: string, execId: string): Promise<boolean> {
     if (this.runner.cancel(workspaceId, execId)) return true;
     const record = await this.store.get(workspaceId, execId);
     if (!record || record.state !== 'running' || record.replica === this.options.replicaId) return false;
-    try {
-      const reply = await this.nc.request(this.subject(record.replica), JSON.stringify({ workspaceId, execId }), { timeout: FORWARD_TIMEOUT_MS });
-      return reply.json<{ found: boolean }>().found;
-    } catch {
-      // The replica is gone, and its processes with it (they die with their parent).
-      return false;
-    }
+    // A replica that is gone took its processes with it (they die with their parent).
+    return this.channel.ask(record.replica, { kind: 'cancel', workspaceId, execId }, FORWARD_TIMEOUT_MS).catch(() => false);
   }
 
   /**
-   * The record, ended `killed` with the reason when it says `running` on a replica that does not
-   * run it (NATS answers at once when no one listens on that replica's subject).
+   * The record, ended `killed` with the reason when it says `running` on a replica that no
+   * longer runs it. A replica that does not answer in time says nothing: the record stays.
    */
   async settle(record: ExecRecord & { replica: string }): Promise<ExecRecord> {
     const { replica, ...rest } = record;
     if (rest.state !== 'running' || replica === this.options.replicaId) return rest;
-    let running = true;
-    try {
-      const reply = await this.nc.request(this.subject(replica), JSON.stringify({ workspaceId: rest.workspaceId, execId: rest.execId, ping: true }), { timeout: FORWARD_TIMEOUT_MS });
-      running = reply.json<{ running: boolean }>().running;
-    } catch (error) {
-      // No responders: the replica is gone. A timeout says nothing; the record stays as it is.
-      running = !/no responders/i.test(error instanceof Error ? `${error.name} ${error.message}` : String(error));
-    }
+    const running = await this.channel.ask(replica, { kind: 'running', workspaceId: rest.workspaceId, execId: rest.execId }, FORWARD_TIMEOUT_MS).catch((error: unknown) => !(error instanceof ReplicaGoneError));
     if (running) return rest;
     const result = orphanResult(rest, new Date());
     await this.store.finish(result, recordedAsEvents({ runId: rest.runId ?? undefined, requestedBy: rest.requestedBy }) ? { actor: rest.requestedBy } : null);
-    return (await this.store.get(rest.workspaceId, rest.execId)) ?? { ...rest, state: result.state, result };
-  }
-
-  private subject(replicaId: string): string {
-    return `${this.topo.commandSubjectRoot}.sandbox.replica.${replicaId.replace(/[^A-Za-z0-9_-]/g, '_')}.cancel`;
+    const ended = await this.store.get(rest.workspaceId, rest.execId);
+    if (!ended) return { ...rest, state: result.state, result };
+    const { replica: _replica, ...settled } = ended;
+    return settled;
   }
 }
