@@ -186,7 +186,7 @@ describe('operations console', () => {
     await page.getByRole('button', { name: /^Start run: deployment/ }).click();
     await page.waitForURL(/\/runs\/[^/]+$/);
     const runUrl = page.url();
-    await page.getByTestId('run-state').getByText('waiting').waitFor({ timeout: 30_000 });
+    await page.getByTestId('run-state').getByText('waiting').waitFor({ timeout: 90_000 });
     expect(far.requests).toEqual([]);
     await check(page, 'run-waiting');
 
