@@ -5,6 +5,7 @@ export { forbiddenAddressReason } from './lib/net/address-policy';
 export { CHECKED_FETCH_METHODS, checkedFetch, CheckedFetchError, type CheckedFetchErrorCode, type CheckedFetchMethod, type CheckedFetchRequest, type CheckedFetchResponse } from './lib/net/checked-fetch';
 export { runBranch } from './lib/builtins/git/git.tool';
 export type {
+  AbandonContext,
   CallAuthorization,
   HostResolver,
   OperationDescriptor,

@@ -6,7 +6,7 @@ import { failure, type BuiltinTool, type ToolEnvironment } from './internal/buil
 import { issuesOf } from './internal/schema';
 import { MODEL_TEXT_LIMIT, truncateText } from './internal/text';
 import { systemResolver } from './net/destination';
-import type { CallAuthorization, HostResolver, OperationDescriptor, PlannedCall, SandboxPort, ToolContext, ToolOutcome, ToolsConfig, ToolSpec } from './tool.types';
+import type { AbandonContext, CallAuthorization, HostResolver, OperationDescriptor, PlannedCall, SandboxPort, ToolContext, ToolOutcome, ToolsConfig, ToolSpec } from './tool.types';
 
 export interface ToolRegistryOptions {
   /** Missing settings take their defaults (see ToolsConfigSchema). */
@@ -157,6 +157,15 @@ export class ToolRegistry {
       summary: scrubText(outcome.summary, secrets),
       ...(outcome.error ? { error: { code: outcome.error.code, message: scrubText(outcome.error.message, secrets) } } : {}),
     };
+  }
+
+  /**
+   * Stops what a planned call whose outcome was lost may still be doing (its command, for
+   * run_command). Nothing for tools whose work ends with their caller.
+   */
+  async abandon(planned: PlannedCall, ctx: AbandonContext): Promise<void> {
+    if (!isKnownTool(planned.tool)) return;
+    await this.builtin(planned.tool).abandon?.(planned.args, ctx, this.environment);
   }
 
   private builtin(name: ToolName): BuiltinTool<unknown> {

@@ -86,6 +86,13 @@ export interface ToolContext {
   browserUrls?: readonly string[];
 }
 
+/** Which call is given up: the run and the call's idempotency key. */
+export interface AbandonContext {
+  workspaceId: string;
+  runId: string;
+  idempotencyKey: string;
+}
+
 /**
  * The sandbox service as the tools see it: run_command and browser run there, never in the
  * caller's process. Absent, both tools fail closed with `sandbox_unavailable`.
@@ -93,6 +100,8 @@ export interface ToolContext {
 export interface SandboxPort {
   /** Runs the command to its end; an abort of `signal` cancels it (its process tree is killed). */
   exec(request: ExecRequest, signal: AbortSignal): Promise<ExecResult>;
+  /** Kills the exec's process tree wherever it runs; false when no replica runs it. */
+  cancel(workspaceId: string, execId: string): Promise<boolean>;
   browse(request: BrowserActRequest, signal: AbortSignal): Promise<BrowserActResult>;
 }
 

@@ -119,4 +119,21 @@ describe(RunExecution.name, () => {
     expect(sut.stream.events.at(-1)).toMatchObject({ type: 'run.abandoned', data: { cause: 'unrecordable' } });
     expect(sut.guard.raised).toMatchObject([{ kind: 'run_unrecordable' }]);
   });
+
+  it('gives up a prepared effect whose outcome was lost: stops what it may still be doing, then ends abandoned(uncertain_effect) with attention', async () => {
+    const stream = new MemoryRunStream([admitted() as { type: string; data: unknown }]);
+    const guard = new AnsweringGuard(() => allow);
+    const effects = new RecordingEffects(() => ({ ok: true, output: 'posted', summary: 'ok' }));
+    const crashAfterPrepared = { afterAppend: (events: ReadonlyArray<{ type: string }>) => { if (events.some((event) => event.type === 'effect.prepared')) throw new Error('the replica died here'); } };
+    const first = memoryPorts({ stream, model: new ScriptedModel([{ toolCalls: [post()] }], true), guard, effects, faults: crashAfterPrepared });
+    await expect(new RunExecution(first, foldRun('run1', 'ws1', stream.events), pinnedRun(), { replica: 'r1', claim: 1 }).drive()).rejects.toThrow('the replica died here');
+    expect(effects.calls).toEqual([]);
+
+    const second = memoryPorts({ stream, model: new ScriptedModel([{ toolCalls: [finish] }], true), guard, effects });
+    expect(await new RunExecution(second, foldRun('run1', 'ws1', stream.events), pinnedRun(), { replica: 'r2', claim: 2 }).drive()).toEqual({ status: 'terminal' });
+    expect(effects.abandoned).toEqual(['run1:p1']);
+    expect(effects.calls).toEqual([]);
+    expect(stream.events.at(-1)).toMatchObject({ type: 'run.abandoned', data: { cause: 'uncertain_effect' } });
+    expect(guard.raised).toMatchObject([{ kind: 'uncertain_effect' }]);
+  });
 });

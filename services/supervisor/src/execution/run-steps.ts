@@ -61,6 +61,10 @@ export async function askOwner(context: StepContext, call: PendingCall, planned:
 /** A prepared effect whose outcome was never recorded and that may not be repeated: said so, with attention. */
 export async function abandonUncertainEffect({ ports, recorder, signal }: StepContext, _call: PendingCall, planned: PlannedCall, effect: EffectRecord): Promise<StepResult> {
   await recorder.ensureClaimed();
+  // Under this replica's claim, so no one else drives the run: what the lost call started may stop.
+  await ports.effects.abandon(planned, effect.idempotencyKey).catch((error: unknown) => {
+    ports.log('warn', 'could not stop what an uncertain effect may still be doing', { runId: recorder.state.runId, effectId: effect.effectId, error: error instanceof Error ? error.message : String(error) });
+  });
   const attentionId = await ports.guard
     .raiseAttention('uncertain_effect', planned, { effectId: effect.effectId, idempotencyKey: effect.idempotencyKey, requestDigest: effect.requestDigest, request: planned.redactedArgs }, signal)
     .catch((error: unknown) => {

@@ -124,6 +124,7 @@ export class LimitedBudget implements BudgetPort {
 /** Runs each call through `behave`; `hang` waits until the call is aborted, as a stuck far side would. */
 export class RecordingEffects implements EffectsPort {
   readonly calls: Array<{ tool: string; idempotencyKey: string }> = [];
+  readonly abandoned: string[] = [];
   onCall: (() => void) | null = null;
 
   constructor(private readonly behave: (planned: PlannedCall) => ToolOutcome | 'hang') {}
@@ -136,6 +137,10 @@ export class RecordingEffects implements EffectsPort {
     return new Promise((_resolve, reject) => {
       call.signal.addEventListener('abort', () => reject(new ToolAbortedError('aborted')), { once: true });
     });
+  }
+
+  async abandon(_planned: PlannedCall, idempotencyKey: string): Promise<void> {
+    this.abandoned.push(idempotencyKey);
   }
 }
 

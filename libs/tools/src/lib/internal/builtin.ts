@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from '@packetagent/contracts';
 import { oneLine } from './text';
-import type { HostResolver, OperationDescriptor, SandboxPort, ToolContext, ToolOutcome, ToolsConfig } from '../tool.types';
+import type { AbandonContext, HostResolver, OperationDescriptor, SandboxPort, ToolContext, ToolOutcome, ToolsConfig } from '../tool.types';
 
 /** What handlers get besides their arguments and the call's context. */
 export interface ToolEnvironment {
@@ -17,6 +17,8 @@ export interface BuiltinTool<Args> {
   descriptor: OperationDescriptor<Args>;
   /** Absent for control tools, which the supervisor interprets. */
   execute?(args: Args, ctx: ToolContext, env: ToolEnvironment): Promise<ToolOutcome>;
+  /** Stops what a call whose outcome was lost may still be doing; absent when nothing outlives the caller. */
+  abandon?(args: Args, ctx: AbandonContext, env: ToolEnvironment): Promise<void>;
 }
 
 /** A failed outcome; the model sees the code and message, and any details the handler adds. */

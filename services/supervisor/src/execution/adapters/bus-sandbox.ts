@@ -18,6 +18,11 @@ export class BusSandbox implements SandboxPort {
     );
   }
 
+  async cancel(workspaceId: string, execId: string): Promise<boolean> {
+    const answer = await this.commands.request(SandboxCommands.cancel, { workspaceId, execId, actor: { kind: 'service', id: 'supervisor' } }, { timeoutMs: CANCEL_TIMEOUT_MS });
+    return answer.found;
+  }
+
   async browse(request: BrowserActRequest, signal: AbortSignal): Promise<BrowserActResult> {
     const timeoutMs = (request.timeoutMs ?? 30_000) + ANSWER_MARGIN_MS;
     return this.cancellable(this.commands.request(SandboxCommands.browserAct, request, { timeoutMs }), signal, () =>

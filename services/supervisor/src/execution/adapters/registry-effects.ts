@@ -21,4 +21,8 @@ export class RegistryEffects implements EffectsPort {
     await this.workDirReady;
     return this.registry.execute(planned, authorization, { workspaceId: this.run.workspaceId, runId: this.run.runId, workDir: this.workDir, browserUrls: this.run.browserUrls ?? [], ...call });
   }
+
+  abandon(planned: PlannedCall, idempotencyKey: string): Promise<void> {
+    return this.registry.abandon(planned, { workspaceId: this.run.workspaceId, runId: this.run.runId, idempotencyKey });
+  }
 }

@@ -90,6 +90,11 @@ export const runCommandTool: BuiltinTool<RunCommandArgs> = {
     }),
   },
 
+  async abandon(_args, ctx, env) {
+    // The exec of a call is named by its idempotency key: a lost call's command is killed, not left to its wall time.
+    await env.sandbox?.cancel(ctx.workspaceId, ctx.idempotencyKey);
+  },
+
   async execute(args, ctx, env) {
     if (!env.sandbox) return failure('sandbox_unavailable', 'no sandbox service is configured: run_command never runs on the host');
     const split = commandArguments(args.command);
