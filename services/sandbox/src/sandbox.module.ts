@@ -29,6 +29,8 @@ class SandboxLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    const reclaimed = await this.drivers.reclaim();
+    if (reclaimed > 0) this.options.log('warn', `sandbox: ended ${reclaimed} command(s) a stopped sandbox process on this host left running`);
     try {
       const { driver, probe } = await this.drivers.current();
       this.options.log('info', `sandbox: commands run in ${driver.name} (${probe.detail})`, probe.unenforced.length ? { unenforced: probe.unenforced } : {});

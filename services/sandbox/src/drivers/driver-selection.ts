@@ -28,6 +28,13 @@ export class DriverSelection {
     return this.probed;
   }
 
+  /** Ends what commands of services on this host that died left running, in every driver that can tell; answers how many. */
+  async reclaim(): Promise<number> {
+    let reclaimed = 0;
+    for (const driver of this.drivers) reclaimed += (await driver.reclaim?.().catch(() => 0)) ?? 0;
+    return reclaimed;
+  }
+
   /** The driver commands run in, or SandboxUnavailableError naming what to install. */
   async current(): Promise<ProbedDriver> {
     let found = this.pick(await this.all());

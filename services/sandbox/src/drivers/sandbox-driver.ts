@@ -67,6 +67,11 @@ export interface SandboxDriver {
   probe(): Promise<DriverProbe>;
   /** Starts the command; rejects (with a message for the operator) when it cannot be started at all. */
   start(exec: PreparedExec): Promise<DriverProcess>;
+  /**
+   * Ends what this driver's commands of services on this host that died left running; answers
+   * how many it ended. Absent where nothing can outlive its service (a container is removed).
+   */
+  reclaim?(): Promise<number>;
 }
 
 /** The driver could not start the command (image missing, engine refused...); the exec ends `failed`. */

@@ -4,7 +4,8 @@ import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import type { ExecRecord } from '@packetagent/contracts';
 import { ReplicaChannel, ReplicaGoneError } from '../replicas/replica-channel';
 import { SANDBOX_OPTIONS, type ResolvedSandboxOptions } from '../sandbox.options';
-import { EXEC_RUNNER, EXEC_STORE } from '../sandbox.tokens';
+import { DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE } from '../sandbox.tokens';
+import type { DriverSelection } from '../drivers/driver-selection';
 import { recordedAsEvents, type ExecRunner } from './exec-runner';
 import type { ExecStore } from './exec-store';
 import { orphanResult } from './orphan-result';
@@ -29,6 +30,7 @@ export class ReplicaLink implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(SANDBOX_OPTIONS) private readonly options: ResolvedSandboxOptions,
     @Inject(EXEC_RUNNER) private readonly runner: ExecRunner,
     @Inject(EXEC_STORE) private readonly store: ExecStore,
+    @Inject(DRIVER_SELECTION) private readonly drivers: DriverSelection,
   ) {
     this.channel = new ReplicaChannel(nc, topo, 'execs');
   }
@@ -47,8 +49,13 @@ export class ReplicaLink implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.runner.cancel(workspaceId, execId)) return true;
     const record = await this.store.get(workspaceId, execId);
     if (!record || record.state !== 'running' || record.replica === this.options.replicaId) return false;
-    // A replica that is gone took its processes with it (they die with their parent).
-    return this.channel.ask(record.replica, { kind: 'cancel', workspaceId, execId }, FORWARD_TIMEOUT_MS).catch(() => false);
+    try {
+      return await this.channel.ask(record.replica, { kind: 'cancel', workspaceId, execId }, FORWARD_TIMEOUT_MS);
+    } catch (error) {
+      if (!(error instanceof ReplicaGoneError)) return false;
+      // A replica that is gone took its processes with it, almost always; what it left on this host ends now.
+      return (await this.drivers.reclaim()) > 0;
+    }
   }
 
   /**
@@ -60,6 +67,7 @@ export class ReplicaLink implements OnApplicationBootstrap, OnModuleDestroy {
     if (rest.state !== 'running' || replica === this.options.replicaId) return rest;
     const running = await this.channel.ask(replica, { kind: 'running', workspaceId: rest.workspaceId, execId: rest.execId }, FORWARD_TIMEOUT_MS).catch((error: unknown) => !(error instanceof ReplicaGoneError));
     if (running) return rest;
+    await this.drivers.reclaim();
     const result = orphanResult(rest, new Date());
     await this.store.finish(result, recordedAsEvents({ runId: rest.runId ?? undefined, requestedBy: rest.requestedBy }) ? { actor: rest.requestedBy } : null);
     const ended = await this.store.get(rest.workspaceId, rest.execId);

@@ -6,13 +6,14 @@ import { join } from 'node:path';
 import { execKey, type ExecLimitName } from '@packetagent/contracts';
 import { DriverStartError, type DriverExit, type DriverProbe, type DriverProcess, type PreparedExec, type SandboxDriver } from '../sandbox-driver';
 import { bwrapArguments, prlimitArguments, sandboxAccounts, type SystemView } from './bwrap-arguments';
-import { createExecCgroup, detectCgroups, type CgroupHost, type ExecCgroup } from './cgroup-limits';
+import { createExecCgroup, detectCgroups, reclaimOrphanCgroups, type CgroupHost, type ExecCgroup } from './cgroup-limits';
 
 export interface BubblewrapDriverOptions {
   /** Where per-exec files (the sandbox's /etc/passwd) are written; never inside a workspace. */
   scratchDir: string;
   bwrapPath?: string;
   prlimitPath?: string;
+  setprivPath?: string;
   /** The uid and gid inside the sandbox; 65534 (nobody) by default. */
   uid?: number;
   gid?: number;
@@ -23,7 +24,14 @@ export interface BubblewrapDriverOptions {
 /** /etc entries programs need to run: the loader cache, certificates, alternatives, zone data. */
 const ETC_ENTRIES = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives', '/etc/ssl', '/etc/ca-certificates', '/etc/localtime', '/etc/mime.types'];
 
-const LAUNCH_INTO_CGROUPS = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"';
+/**
+ * The launcher between the service and bwrap: it dies with the service from its first
+ * instruction (setpriv's parent-death signal, kept across exec), gives up if the service died
+ * before that (its parent is not the service any more), joins the exec's control groups, and
+ * becomes prlimit, then bwrap. Without it, a service killed while a command starts would leave
+ * bwrap running with no parent to die with.
+ */
+const LAUNCHER = '[ "$PPID" = "$1" ] || exit 125; shift; n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"';
 
 function systemView(): SystemView {
   const usrSymlinks = readdirSync('/')
@@ -58,6 +66,7 @@ export class BubblewrapDriver implements SandboxDriver {
   readonly name = 'bubblewrap' as const;
   private readonly bwrap: string;
   private readonly prlimit: string;
+  private readonly setpriv: string;
   private readonly uid: number;
   private readonly gid: number;
   private cgroups: Promise<CgroupHost | null> | null = null;
@@ -66,6 +75,7 @@ export class BubblewrapDriver implements SandboxDriver {
   constructor(private readonly options: BubblewrapDriverOptions) {
     this.bwrap = options.bwrapPath ?? '/usr/bin/bwrap';
     this.prlimit = options.prlimitPath ?? '/usr/bin/prlimit';
+    this.setpriv = options.setprivPath ?? '/usr/bin/setpriv';
     this.uid = options.uid ?? 65534;
     this.gid = options.gid ?? 65534;
   }
@@ -80,6 +90,7 @@ export class BubblewrapDriver implements SandboxDriver {
     }
     const unenforced: string[] = [];
     if (!existsSync(this.prlimit)) unenforced.push(`cpu_time, file_size, open_files: prlimit not found at ${this.prlimit} (apt-get install util-linux)`);
+    if (!existsSync(this.setpriv)) unenforced.push(`dying with the service while a command starts: setpriv not found at ${this.setpriv} (apt-get install util-linux)`);
     const host = await this.cgroupHost();
     if (!host) unenforced.push('pids, memory: no control groups visible in /proc/self/cgroup');
     else for (const missing of host.missing) unenforced.push(missing);
@@ -105,7 +116,8 @@ export class BubblewrapDriver implements SandboxDriver {
     const bwrap = [this.bwrap, ...bwrapArguments(exec, this.systemView(), { passwdFile, groupFile, uid: this.uid, gid: this.gid, dropCapabilities: isRoot })];
     const limited = existsSync(this.prlimit) ? [this.prlimit, ...prlimitArguments(exec, { processes: !isRoot && !host?.pidsDir }), '--', ...bwrap] : bwrap;
     const procsFiles = cgroup?.procsFiles ?? [];
-    const command = ['/bin/sh', '-c', LAUNCH_INTO_CGROUPS, 'sh', String(procsFiles.length), ...procsFiles, ...limited];
+    const launcher = ['/bin/sh', '-c', LAUNCHER, 'sh', String(process.pid), String(procsFiles.length), ...procsFiles, ...limited];
+    const command = existsSync(this.setpriv) ? [this.setpriv, '--pdeathsig', 'KILL', '--', ...launcher] : launcher;
 
     const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: {} });
     const listeners: Array<(limit: ExecLimitName) => void> = [];
@@ -137,7 +149,7 @@ export class BubblewrapDriver implements SandboxDriver {
           await cleanup();
           const exitSignal = signal ?? (code !== null && code > 128 ? signalName(code) : null);
           const exitCode = signal ? null : code;
-          resolve({ exitCode: exitCode === 125 && procsFiles.length ? null : exitCode, signal: exitSignal, limit: reported ?? hit ?? limitOfSignal(exitSignal) });
+          resolve({ exitCode, signal: exitSignal, limit: reported ?? hit ?? limitOfSignal(exitSignal) });
         })();
       });
     });
@@ -165,6 +177,11 @@ export class BubblewrapDriver implements SandboxDriver {
         listeners.push(listener);
       },
     };
+  }
+
+  async reclaim(): Promise<number> {
+    const host = await this.cgroupHost();
+    return host ? reclaimOrphanCgroups(host) : 0;
   }
 
   private cgroupHost(): Promise<CgroupHost | null> {

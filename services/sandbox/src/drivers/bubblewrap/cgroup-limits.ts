@@ -1,9 +1,32 @@
-import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExecLimitName } from '@packetagent/contracts';
 
 const CGROUP_ROOT = '/sys/fs/cgroup';
 const GROUP_DIR = 'packetagent-sandbox';
+
+/**
+ * This process's own directory under the shared one: `<pid>-<start time>`, so a later process
+ * can tell a live owner from a dead one (and from a new process that reused the pid).
+ */
+let ownDirectory: Promise<string> | null = null;
+
+async function startTimeOf(pid: number): Promise<string | null> {
+  const stat = await readText(`/proc/${pid}/stat`);
+  // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
+  return stat ? (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null) : null;
+}
+
+function ownerDirectory(): Promise<string> {
+  ownDirectory ??= startTimeOf(process.pid).then((start) => `${process.pid}-${start ?? '0'}`);
+  return ownDirectory;
+}
+
+async function ownerAlive(owner: string): Promise<boolean> {
+  const match = /^(\d+)-(\d+)$/.exec(owner);
+  if (!match) return true;
+  return (await startTimeOf(Number(match[1]))) === match[2];
+}
 
 /** Where this host lets the service make a control group per exec, for processes and memory. */
 export interface CgroupHost {
@@ -85,13 +108,14 @@ export async function createExecCgroup(host: CgroupHost, name: string, limits: {
   const writes: Array<[string, string]> = [];
   let pidsGroup: string | null = null;
   let memoryGroup: string | null = null;
+  const owner = await ownerDirectory();
   if (host.pidsDir) {
-    pidsGroup = join(host.pidsDir, GROUP_DIR, name);
+    pidsGroup = join(host.pidsDir, GROUP_DIR, owner, name);
     dirs.add(pidsGroup);
     writes.push([join(pidsGroup, 'pids.max'), String(limits.pids)]);
   }
   if (host.memoryDir) {
-    memoryGroup = join(host.memoryDir, GROUP_DIR, name);
+    memoryGroup = join(host.memoryDir, GROUP_DIR, owner, name);
     dirs.add(memoryGroup);
     if (host.version === 1) writes.push([join(memoryGroup, 'memory.limit_in_bytes'), String(limits.memoryBytes)]);
     else writes.push([join(memoryGroup, 'memory.max'), String(limits.memoryBytes)], [join(memoryGroup, 'memory.swap.max'), '0']);
@@ -150,4 +174,30 @@ async function removeWhenEmpty(dir: string): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
+}
+
+/**
+ * Ends what services on this host that died left running: every process in the exec groups of
+ * an owner that is gone is killed and the groups removed. A command's own sandbox dies with the
+ * service almost always (bubblewrap's --die-with-parent); this is for when it did not. Answers
+ * how many exec groups it emptied.
+ */
+export async function reclaimOrphanCgroups(host: CgroupHost): Promise<number> {
+  let reclaimed = 0;
+  for (const parent of new Set([host.pidsDir, host.memoryDir].filter((dir): dir is string => dir !== null))) {
+    const root = join(parent, GROUP_DIR);
+    const owners = await readdir(root, { withFileTypes: true }).catch(() => []);
+    for (const owner of owners) {
+      if (!owner.isDirectory() || owner.name.startsWith('probe-') || (await ownerAlive(owner.name))) continue;
+      const ownerDir = join(root, owner.name);
+      for (const group of await readdir(ownerDir, { withFileTypes: true }).catch(() => [])) {
+        if (!group.isDirectory()) continue;
+        await killAll(join(ownerDir, group.name), host.version);
+        await removeWhenEmpty(join(ownerDir, group.name));
+        if (parent === (host.pidsDir ?? host.memoryDir)) reclaimed += 1;
+      }
+      await removeWhenEmpty(ownerDir);
+    }
+  }
+  return reclaimed;
 }
