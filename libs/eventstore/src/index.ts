@@ -3,6 +3,7 @@ export * from './lib/event-store';
 export * from './lib/migrate';
 export * from './lib/verify-chain';
 export * from './lib/leader-lock';
+export { createPool } from './lib/pool';
 export * from './lib/payloads';
 export * from './lib/relay/relay';
 export * from './lib/relay/gap-rule';

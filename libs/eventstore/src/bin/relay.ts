@@ -9,14 +9,14 @@ import { startTelemetry } from '@packetagent/telemetry';
 
 startTelemetry({ serviceName: 'relay' });
 
-import { Pool } from 'pg';
 import { connectNats, topology } from '@packetagent/bus';
+import { createPool } from '../lib/pool';
 import { OutboxRelay } from '../lib/relay/relay';
 
 async function main(): Promise<void> {
   const databaseUrl = process.env['PACKETAGENT_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/packetagent';
   const nc = await connectNats({ url: process.env['PACKETAGENT_NATS_URL'] ?? 'nats://127.0.0.1:4222', name: 'relay' });
-  const pool = new Pool({ connectionString: databaseUrl, max: 4 });
+  const pool = createPool({ connectionString: databaseUrl, max: 4 });
   const relay = new OutboxRelay(pool, nc, topology(process.env['PACKETAGENT_BUS_PREFIX'] ?? ''), {
     connectionString: databaseUrl,
     name: process.env['PACKETAGENT_RELAY_NAME'] ?? 'default',

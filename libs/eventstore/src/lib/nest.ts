@@ -8,7 +8,8 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
+import { createPool } from './pool';
 import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import type { EventRegistry } from '@packetagent/contracts';
 import { PostgresEventStore } from './event-store';
@@ -69,12 +70,7 @@ export class EventStoreModule {
       providers: [
         {
           provide: PG_POOL,
-          useFactory: () => {
-            const pool = new Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
-            // An idle client's error (server restart) must not crash the process; queries report it.
-            pool.on('error', () => undefined);
-            return pool;
-          },
+          useFactory: () => createPool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 }),
         },
         {
           provide: PostgresEventStore,
