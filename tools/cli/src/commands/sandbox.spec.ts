@@ -1,7 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { runCli, type CliIo } from '../cli';
 import { ExitCode } from '../errors';
 import { CliApi } from '../testing/cli-api.testkit';
 import { cancelExec, execInSandbox, LIMIT_EXIT_CODE, listExecs, sandboxStatus } from './sandbox';
@@ -40,64 +37,19 @@ function result(fields: Record<string, unknown> = {}, stdout = 'v20.0.0\n', stde
 const accepted = { execId: EXEC, state: 'running', links: { self: `${BASE}/exec/${EXEC}`, stream: `${BASE}/exec/${EXEC}/stream`, output: `${BASE}/exec/${EXEC}/output`, cancel: `${BASE}/exec/${EXEC}/cancel` } };
 const sse = (events: Array<[string, unknown]>) => [': connected\n\n', ...events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)].join('');
 
-interface Route {
-  status: number;
-  type?: string;
-  body: string;
-}
-
-/** The sandbox routes as the gateway answers them: the exec's answer, its SSE stream and its output. */
-class SandboxApi {
-  readonly seen: Array<{ method: string; url: string; body: string; authorization: string | undefined }> = [];
-  routes: Record<string, Route> = {};
-  private server: Server | null = null;
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        this.seen.push({ method: req.method ?? '', url: req.url ?? '', body, authorization: req.headers.authorization });
-        const route = this.routes[`${req.method} ${req.url}`] ?? { status: 404, type: 'application/problem+json', body: JSON.stringify({ title: 'Not Found', status: 404, detail: `no route ${req.url}` }) };
-        res.writeHead(route.status, { 'content-type': route.type ?? 'application/json' }).end(route.body);
-      });
-    });
-    await new Promise<void>((ready) => this.server!.listen(0, '127.0.0.1', ready));
-    return this;
-  }
-
-  json(method: string, url: string, status: number, body: unknown): void {
-    this.routes[`${method} ${url}`] = { status, type: status < 400 ? 'application/json' : 'application/problem+json', body: JSON.stringify(body) };
-  }
-
-  async cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const out = { stdout: '', stderr: '' };
-    const io: CliIo = {
-      stdout: (text) => (out.stdout += text),
-      stderr: (text) => (out.stderr += text),
-      env: { PACKETAGENT_API_URL: `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`, PACKETAGENT_API_KEY: 'pa_key1_secret', PACKETAGENT_WORKSPACE: 'ws_demo' },
-      cwd: process.cwd(),
-      readStdin: () => Promise.resolve(''),
-    };
-    return { code: await runCli(argv, io), ...out };
-  }
-
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((done) => this.server?.close(done) ?? done(undefined));
-  }
-}
-
 describe(execInSandbox.name, () => {
-  let api: SandboxApi;
+  let api: CliApi;
   const sut = (argv: string[]) => api.cli(argv);
 
   beforeAll(async () => {
-    api = await new SandboxApi().start();
+    api = await new CliApi().start();
+    // A route the spec did not set is the API's 404.
+    api.reply = { status: 404, body: { title: 'Not Found', status: 404, detail: 'no such route' } };
   });
   afterAll(() => api.close());
   beforeEach(() => {
     api.seen.length = 0;
+    api.authorizations.length = 0;
     api.routes = {};
   });
 
@@ -120,7 +72,7 @@ describe(execInSandbox.name, () => {
 
     expect(answer).toEqual({ code: ExitCode.ok, stdout: 'building\ndone\n', stderr: `exec ${EXEC} started (packetagent sandbox cancel ${EXEC})\nwarning: slow\n` });
     expect(JSON.parse(api.seen[0]!.body)).toEqual({ argv: ['npm', 'test', '--', '--watch=false'], cwd: 'pkg', env: { CI: '1', TZ: 'UTC' }, limits: { wallTimeMs: 30_000 }, runId: 'run-1' });
-    expect(api.seen.map((request) => `${request.method} ${request.url} ${request.authorization}`)).toEqual([`POST ${BASE}/exec Bearer pa_key1_secret`, `GET ${BASE}/exec/${EXEC}/stream Bearer pa_key1_secret`]);
+    expect(api.seen.map((request, i) => `${request.method} ${request.url} ${api.authorizations[i]}`)).toEqual([`POST ${BASE}/exec Bearer pa_key1_secret`, `GET ${BASE}/exec/${EXEC}/stream Bearer pa_key1_secret`]);
   });
 
   it('without --follow waits for the end, then prints the whole output checked against its digest, and exits with the exit code', async () => {

@@ -8,13 +8,23 @@ export interface SeenRequest {
   body: string;
 }
 
+/** A fixed answer for one `METHOD url`. */
+export interface CliApiRoute {
+  status: number;
+  type?: string;
+  body: string;
+}
+
 /**
- * A local HTTP server standing in for the API with the answer a spec sets, and the CLI run
- * against it in-process: what a command sends, prints and exits with.
+ * A local HTTP server standing in for the API with the answers a spec sets (one per route, else
+ * `reply`), and the CLI run against it in-process: what a command sends, prints and exits with.
  */
 export class CliApi {
   readonly seen: SeenRequest[] = [];
+  /** The Authorization header of each request seen, in the same order. */
+  readonly authorizations: Array<string | undefined> = [];
   reply: { status: number; body: unknown } = { status: 200, body: {} };
+  routes: Record<string, CliApiRoute> = {};
   private server: Server | null = null;
 
   async start(): Promise<this> {
@@ -23,11 +33,18 @@ export class CliApi {
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         this.seen.push({ method: req.method ?? '', url: req.url ?? '', body });
-        res.writeHead(this.reply.status, { 'content-type': this.reply.status < 400 ? 'application/json' : 'application/problem+json' }).end(JSON.stringify(this.reply.body));
+        this.authorizations.push(req.headers.authorization);
+        const route = this.routes[`${req.method} ${req.url}`] ?? { status: this.reply.status, body: JSON.stringify(this.reply.body) };
+        res.writeHead(route.status, { 'content-type': route.type ?? (route.status < 400 ? 'application/json' : 'application/problem+json') }).end(route.body);
       });
     });
     await new Promise<void>((ready) => this.server!.listen(0, '127.0.0.1', ready));
     return this;
+  }
+
+  /** Answers `METHOD url` with `body` as JSON (problem+json from 400). */
+  json(method: string, url: string, status: number, body: unknown): void {
+    this.routes[`${method} ${url}`] = { status, body: JSON.stringify(body) };
   }
 
   async close(): Promise<void> {
