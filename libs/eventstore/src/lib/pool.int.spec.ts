@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { createTestDatabase, type TestDatabase } from '@packetagent/testing';
 import { PostgresEventStore } from './event-store';
 import { createPool } from './pool';
@@ -17,9 +18,11 @@ describe(createPool.name, () => {
     const between = new Promise<void>((resolve) => (terminated = resolve));
     const failed = store.transaction(async (client) => {
       const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      // The server's FATAL arrives while no query runs on this connection: an `error` event. The
+      // wait is for the socket's end (a listener there does not handle the client's error).
+      const closed = new Promise((resolve) => (client as unknown as { connection: EventEmitter }).connection.once('end', resolve));
       await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
-      // The server's FATAL arrives while no query runs on this connection: an `error` event.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await closed;
       terminated();
       await client.query('SELECT 1');
     });
