@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TERMINAL_RUN_STATES } from '@packetagent/contracts';
-import { eventually } from '@packetagent/testing';
+import { eventually, hostProcesses } from '@packetagent/testing';
 import { bearer } from './testing/app.testkit';
 import { startExecutionApp, type ExecutionApp } from './testing/execution.testkit';
 
@@ -22,11 +21,6 @@ triggers:
 
 const FINISH = '{ name: finish, arguments: { summary: done, criteria: [{ criterion: done, met: true }] } }';
 
-function hostProcesses(marker: string): string[] {
-  return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(marker) && !line.includes('ps -eo'));
-}
 
 /** Workers act on a machine through the sandbox service: real bubblewrap behind run_command. */
 /** A page with a button, a field, and an image from an origin no grant names. */

@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from '@packetagent/testing';
+import { eventually, hostProcesses } from '@packetagent/testing';
 import { isRunState, isTerminal, RUN_TERMINAL_EVENT_TYPES, runStreamId } from '@packetagent/contracts';
 import { bearer } from './testing/app.testkit';
 import { sharedInfrastructure, startAppProcess, type AppProcess, type SharedInfrastructure } from './testing/app-process.testkit';
@@ -193,7 +192,7 @@ triggers:
     const a = await start('a-sandboxed');
     const deploymentId = await deploy(a, 'sandboxed', '[{ tool: run_command, verbs: [exec], resources: ["sleep *"], approval: never }]');
     const runId = await startRun(a, deploymentId);
-    const sleeping = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(`sleep ${marker}`));
+    const sleeping = () => hostProcesses(`sleep ${marker}`);
     await eventually(() => sleeping().length > 0, { timeoutMs: 30_000, what: 'the command to run in the sandbox' });
     await a.kill();
     const b = await start('b-sandboxed');

@@ -28,8 +28,7 @@ export class SandboxCommandsHandler {
   async exec(request: ParsedExecRequest): Promise<ExecResult> {
     // A repeat of an exec whose replica died gets that ending instead of waiting on it.
     const earlier = await this.store.get(request.workspaceId, request.execId);
-    if (earlier?.state === 'running') await this.replicas.settle(earlier);
-    return this.runner.run(request);
+    return this.runner.run(request, earlier?.state === 'running' ? await this.replicas.settle(earlier) : earlier);
   }
 
   @OnCommand(SandboxCommands.cancel)

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { connect } from '@nats-io/transport-node';
 import { eventually } from './wait';
@@ -108,4 +108,14 @@ export async function startServerProcess(options: { name: string; entry: string;
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n${output}`);
   }
   return { child, exited, output: () => output, kill, stop };
+}
+
+/**
+ * The host's processes whose command line holds `marker` (pid, parent, state and arguments), but
+ * for this `ps` and any line holding one of `except`: what a test checks is gone or still there.
+ */
+export function hostProcesses(marker: string, except: readonly string[] = []): string[] {
+  return execFileSync('ps', ['-eo', 'pid,ppid,stat,args'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(marker) && !line.includes('ps -eo') && !except.some((text) => line.includes(text)));
 }

@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { execKey, TransientError, type EgressRecord, type ExecLimitName, type ExecLimits, type ExecResult, type ExecStreamOutput, type ParsedExecRequest } from '@packetagent/contracts';
+import { execKey, TransientError, type ExecRecord, type EgressRecord, type ExecLimitName, type ExecLimits, type ExecResult, type ParsedExecRequest } from '@packetagent/contracts';
 import type { PayloadStore } from '@packetagent/eventstore';
 import type { DriverSelection } from '../drivers/driver-selection';
 import { DriverStartError, type DriverProcess } from '../drivers/sandbox-driver';
@@ -9,11 +9,10 @@ import type { ResolvedSandboxOptions } from '../sandbox.options';
 import type { EgressFetcher } from './egress-fetch';
 import type { ExecStore } from './exec-store';
 import { LiveOutput } from './live-output';
-import { OutputBudget, OutputCapture } from './output-capture';
+import { NO_OUTPUT, OutputBudget, OutputCapture } from './output-capture';
 import { checkExec } from './prepare-exec';
 import { workspaceFor } from './workspace-dirs';
 
-const EMPTY_OUTPUT: ExecStreamOutput = { preview: '', bytes: 0, truncated: false, digest: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', chunks: [] };
 
 function limitMessage(limit: ExecLimitName, limits: ExecLimits): string {
   switch (limit) {
@@ -64,10 +63,14 @@ export class ExecRunner {
     private readonly options: ResolvedSandboxOptions,
   ) {}
 
-  async run(request: ParsedExecRequest): Promise<ExecResult> {
+  /**
+   * Runs the request, or answers the exec already under its id. `earlier` is the exec's record
+   * when the caller has just read it (null: none), so it is not read twice.
+   */
+  async run(request: ParsedExecRequest, earlier?: ExecRecord | null): Promise<ExecResult> {
     const checked = checkExec(request, this.options);
     const key = `${request.workspaceId}/${request.execId}`;
-    const joined = await this.existing(request, key);
+    const joined = await this.existing(request, key, earlier);
     if (joined) return joined;
     const { driver, probe } = await this.drivers.current();
     const workspaceDir = await workspaceFor(request, checked.cwd, this.options);
@@ -106,17 +109,17 @@ export class ExecRunner {
           try {
             egress = await this.egress.fetch(request.egress, scratch, fetching.signal);
           } catch (error) {
-            return ended({ state: 'failed', exitCode: null, signal: null, limit: cancelled ? 'cancelled' : null, message: `declared egress could not be fetched: ${error instanceof Error ? error.message : String(error)}`, stdout: EMPTY_OUTPUT, stderr: EMPTY_OUTPUT, egress: [] });
+            return ended({ state: 'failed', exitCode: null, signal: null, limit: cancelled ? 'cancelled' : null, message: `declared egress could not be fetched: ${error instanceof Error ? error.message : String(error)}`, stdout: NO_OUTPUT, stderr: NO_OUTPUT, egress: [] });
           }
         }
-        if (cancelled) return ended({ state: 'killed', exitCode: null, signal: null, limit: 'cancelled', message: limitMessage('cancelled', checked.limits), stdout: EMPTY_OUTPUT, stderr: EMPTY_OUTPUT, egress });
+        if (cancelled) return ended({ state: 'killed', exitCode: null, signal: null, limit: 'cancelled', message: limitMessage('cancelled', checked.limits), stdout: NO_OUTPUT, stderr: NO_OUTPUT, egress });
 
         let proc: DriverProcess;
         try {
           proc = await driver.start({ execId: request.execId, argv: checked.argv, workspaceDir, cwd: checked.cwd, env: checked.env, limits: checked.limits, egressDir: request.egress.length > 0 ? scratch : null });
         } catch (error) {
           if (!(error instanceof DriverStartError)) throw error;
-          return ended({ state: 'failed', exitCode: null, signal: null, limit: null, message: error.message, stdout: EMPTY_OUTPUT, stderr: EMPTY_OUTPUT, egress });
+          return ended({ state: 'failed', exitCode: null, signal: null, limit: null, message: error.message, stdout: NO_OUTPUT, stderr: NO_OUTPUT, egress });
         }
         const live = new LiveOutput(this.nats.nc, this.nats.prefix, request.workspaceId, request.execId);
         live.started(checked.argv, driver.name);
@@ -157,7 +160,7 @@ export class ExecRunner {
         const endedAt = new Date();
         const message = `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`;
         this.options.log('error', 'sandbox exec failed', { execId: request.execId, error: message });
-        return { execId: request.execId, workspaceId: request.workspaceId, runId: request.runId ?? null, driver: driver.name, state: 'failed' as const, exitCode: null, signal: null, limit: null, message, durationMs: endedAt.getTime() - startedAt.getTime(), stdout: EMPTY_OUTPUT, stderr: EMPTY_OUTPUT, egress: [], limits: checked.limits, unenforced: probe.unenforced, startedAt: startedAt.toISOString(), endedAt: endedAt.toISOString() };
+        return { execId: request.execId, workspaceId: request.workspaceId, runId: request.runId ?? null, driver: driver.name, state: 'failed' as const, exitCode: null, signal: null, limit: null, message, durationMs: endedAt.getTime() - startedAt.getTime(), stdout: NO_OUTPUT, stderr: NO_OUTPUT, egress: [], limits: checked.limits, unenforced: probe.unenforced, startedAt: startedAt.toISOString(), endedAt: endedAt.toISOString() };
       })
       .then(async (result) => {
         await this.store.finish(result, audited ? { actor: request.requestedBy } : null);
@@ -186,12 +189,12 @@ export class ExecRunner {
   }
 
   /** A repeat of an exec id: the recorded result, or the run in progress here. */
-  private async existing(request: ParsedExecRequest, key: string): Promise<ExecResult | null> {
+  private async existing(request: ParsedExecRequest, key: string, earlier?: ExecRecord | null): Promise<ExecResult | null> {
     const here = this.running.get(key);
     if (here) return here.promise;
-    const record = await this.store.get(request.workspaceId, request.execId);
+    const record = earlier === undefined ? await this.store.get(request.workspaceId, request.execId) : earlier;
     if (!record) return null;
     if (record.result) return record.result;
-    throw new TransientError(`exec ${request.execId} is running on replica ${record.replica}`);
+    throw new TransientError(`exec ${request.execId} is still running on another sandbox replica`);
   }
 }

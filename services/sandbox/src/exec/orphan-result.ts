@@ -1,7 +1,7 @@
 import { DEFAULT_EXEC_LIMITS } from '../sandbox.options';
-import type { ExecRecord, ExecResult, ExecStreamOutput } from '@packetagent/contracts';
+import type { ExecRecord, ExecResult } from '@packetagent/contracts';
+import { NO_OUTPUT } from './output-capture';
 
-const NOTHING_KEPT: ExecStreamOutput = { preview: '', bytes: 0, truncated: false, digest: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', chunks: [] };
 
 /**
  * How an exec ended whose replica stopped while it ran: its process tree died with the replica
@@ -20,8 +20,8 @@ export function orphanResult(record: ExecRecord, now: Date): ExecResult {
     limit: null,
     message: 'the sandbox replica running it stopped: its process tree died with it, its output was not kept, and what it did before is not known',
     durationMs: Math.max(0, now.getTime() - Date.parse(record.startedAt)),
-    stdout: NOTHING_KEPT,
-    stderr: NOTHING_KEPT,
+    stdout: NO_OUTPUT,
+    stderr: NO_OUTPUT,
     egress: [],
     limits: DEFAULT_EXEC_LIMITS,
     unenforced: [],

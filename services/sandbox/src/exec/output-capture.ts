@@ -6,6 +6,9 @@ import type { PayloadStore } from '@packetagent/eventstore';
 /** Raw bytes per stored chunk: large enough for few rows, small enough for the payload limit once base64-encoded. */
 export const OUTPUT_CHUNK_BYTES = 4 * 1024 * 1024;
 
+/** A stream that wrote nothing (or whose output was not kept): no bytes, the digest of none. */
+export const NO_OUTPUT: ExecStreamOutput = { preview: '', bytes: 0, truncated: false, digest: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', chunks: [] };
+
 /** Text for previews and live views: UTF-8 with invalid sequences and NUL (which no JSON column takes) as U+FFFD. */
 export function outputText(bytes: Buffer): string {
   return bytes.toString('utf8').replaceAll('\u0000', '\uFFFD');

@@ -1,19 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readChunkedBytes } from '@packetagent/eventstore';
-import { eventually } from '@packetagent/testing';
+import { eventually, hostProcesses } from '@packetagent/testing';
 import { sandboxKit, type SandboxKit } from '../../testing/sandbox.testkit';
 
 const MiB = 1024 * 1024;
 
-/** Host processes whose command line holds the marker. */
-function hostProcesses(marker: string): string[] {
-  return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(marker) && !line.includes('ps -eo'));
-}
 
 describe('bubblewrap sandbox limits', () => {
   let kit: SandboxKit;

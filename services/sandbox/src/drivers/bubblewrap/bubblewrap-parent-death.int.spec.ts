@@ -1,18 +1,15 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from '@packetagent/testing';
+import { eventually, hostProcesses } from '@packetagent/testing';
 import { BubblewrapDriver } from './bubblewrap-driver';
 
 const FIXTURE = join(__dirname, '../../testing/start-then-die.fixture.ts');
+/** The fixture's own command line holds the marker too. */
+const FIXTURE_LINES = ['start-then-die'];
 const ROOT = join(__dirname, '../../../../..');
 
-function hostProcesses(marker: string): string[] {
-  return execFileSync('ps', ['-eo', 'pid,ppid,stat,args'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(marker) && !line.includes('ps -eo') && !line.includes('start-then-die'));
-}
 
 /**
  * The service process dies (SIGKILL) while a command starts, or while it runs: the sandbox dies
@@ -35,11 +32,11 @@ describe('a sandboxed command dies with the service that started it', () => {
     const service = spawn(process.execPath, ['-r', '@swc-node/register', FIXTURE, dir, marker, when], { cwd: ROOT, env: { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.base.json') }, stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise((resolve) => service.once('exit', resolve));
     if (when === 'running') {
-      await eventually(() => hostProcesses(`sleep ${marker}`).some((line) => / sleep /.test(` ${line.split(/\s+/).slice(4).join(' ')}`)), { timeoutMs: 20_000, what: 'the command to run' });
+      await eventually(() => hostProcesses(`sleep ${marker}`, FIXTURE_LINES).some((line) => / sleep /.test(` ${line.split(/\s+/).slice(4).join(' ')}`)), { timeoutMs: 20_000, what: 'the command to run' });
       service.kill('SIGKILL');
     }
     await exited;
     await new BubblewrapDriver({ scratchDir: join(dir, 'scratch') }).reclaim();
-    await eventually(() => hostProcesses(marker).length === 0, { timeoutMs: 5_000, what: `nothing of the sandbox left (${hostProcesses(marker).join(' | ')})` });
+    await eventually(() => hostProcesses(marker, FIXTURE_LINES).length === 0, { timeoutMs: 5_000, what: `nothing of the sandbox left (${hostProcesses(marker, FIXTURE_LINES).join(' | ')})` });
   }, 60_000);
 });
