@@ -155,7 +155,8 @@ export const RUN_FAILURE_REASONS = [
 ] as const;
 export const RunFailedV1 = z.object({ reason: z.enum(RUN_FAILURE_REASONS), detail: z.string().max(2000) });
 
-export const ABANDON_CAUSES = ['uncertain_effect', 'unreplayable', 'quarantined', 'unrecordable'] as const;
+/** `transport_lost`: the link to a computer broke while a command ran there (its outcome is not known). */
+export const ABANDON_CAUSES = ['uncertain_effect', 'transport_lost', 'unreplayable', 'quarantined', 'unrecordable'] as const;
 export const RunAbandonedV1 = z.object({
   cause: z.enum(ABANDON_CAUSES),
   detail: z.string().max(2000),

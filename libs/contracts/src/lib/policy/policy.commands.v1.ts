@@ -34,6 +34,12 @@ export const AuthorizeRequestSchema = z.object({
    * is migrated); policy decides under it, or denies if it cannot confirm it from the run's stream.
    */
   effectiveDigest: sha256.optional(),
+  /**
+   * The registered computer the call runs on (run_command with `computer`): its grant must name
+   * it, its policy is composed with the grant's (the stricter wins), and on allow the answer
+   * carries a single-use grant for the computer's key.
+   */
+  computer: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/).optional(),
 });
 export type AuthorizeRequest = z.output<typeof AuthorizeRequestSchema>;
 
@@ -45,6 +51,8 @@ export const AuthorizeResultSchema = z.object({
   approvalId: z.string().optional(),
   /** One signed, single-use, short-lived grant per requested credential, on allow only. */
   credentialGrants: z.array(CredentialGrantTokenSchema).optional(),
+  /** On allow of a call on a computer: the grant the sandbox redeems for the computer's key. */
+  computerGrant: z.string().optional(),
 });
 export type AuthorizeResult = z.infer<typeof AuthorizeResultSchema>;
 
@@ -108,6 +116,16 @@ export const PolicyCommands = {
    * itself (an effect whose outcome is unknown), with the evidence. Raising the same kind for
    * the same run and effect again answers the record already raised.
    */
+  /**
+   * A single-use grant for a registered computer's key, for the sandbox's probes. Policy reads the
+   * record from its owner, so only a key an operator registered as a computer's can be granted
+   * this way; every grant is recorded as `policy.computer_key_granted`.
+   */
+  computerKeyGrant: defineCommand(
+    'policy.computers.key_grant',
+    z.strictObject({ workspaceId, computer: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/), purpose: z.enum(['probe']) }),
+    z.object({ credential: z.string(), token: z.string() }),
+  ),
   raiseAttention: defineCommand(
     'policy.attention.raise',
     z.object({

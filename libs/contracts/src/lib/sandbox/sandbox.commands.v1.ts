@@ -30,6 +30,11 @@ export const SANDBOX_DRIVERS = ['bubblewrap', 'docker'] as const;
 export const SandboxDriverNameSchema = z.enum(SANDBOX_DRIVERS);
 export type SandboxDriverName = z.infer<typeof SandboxDriverNameSchema>;
 
+/** Where an exec ran: a local sandbox driver, or a registered computer over SSH. */
+export const EXEC_DRIVERS = [...SANDBOX_DRIVERS, 'ssh'] as const;
+export const ExecDriverNameSchema = z.enum(EXEC_DRIVERS);
+export type ExecDriverName = z.infer<typeof ExecDriverNameSchema>;
+
 /** Most arguments one command may have, and most bytes of all of them together. */
 export const MAX_EXEC_ARGS = 256;
 export const MAX_EXEC_ARGV_BYTES = 16 * 1024;
@@ -102,6 +107,18 @@ export const ExecRequestSchema = z.strictObject({
   env: z.record(z.string(), z.string().max(32 * 1024)).default({}),
   limits: ExecLimitsSchema.partial().default({}),
   egress: z.array(EgressRequestSchema).max(16).default([]),
+  /**
+   * Credential values the command gets as environment variables, by name. Only a run's call
+   * sends them, after policy allowed the credentials to the tool (and the computer's policy allows
+   * secrets). Never recorded: events and records keep the names only.
+   */
+  secrets: z.record(z.string().regex(EXEC_ENV_NAME), z.string().max(64 * 1024)).default({}),
+  /**
+   * Run it on a registered computer instead of the local sandbox: its name and policy's
+   * single-use grant for the computer's key. `cwd` is then a directory on the computer, absolute
+   * or relative to its first root, and must resolve inside one of its roots.
+   */
+  computer: z.strictObject({ name: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/), keyGrant: z.string().min(1).max(4096) }).optional(),
   requestedBy: ActorSchema,
 });
 export type ExecRequest = z.input<typeof ExecRequestSchema>;
@@ -122,7 +139,8 @@ export const ExecStreamOutputSchema = z.object({
 });
 export type ExecStreamOutput = z.infer<typeof ExecStreamOutputSchema>;
 
-export const EXEC_STATES = ['running', 'exited', 'killed', 'failed'] as const;
+/** `lost`: the link to the computer broke while the command ran; whether it finished is not known. */
+export const EXEC_STATES = ['running', 'exited', 'killed', 'failed', 'lost'] as const;
 export const ExecStateSchema = z.enum(EXEC_STATES);
 export type ExecState = z.infer<typeof ExecStateSchema>;
 
@@ -130,8 +148,13 @@ export const ExecResultSchema = z.object({
   execId: ExecIdSchema,
   workspaceId,
   runId: runId.nullable(),
-  driver: SandboxDriverNameSchema,
-  /** `exited` on its own (any exit code), `killed` by a limit or a cancel, `failed` when it never started. */
+  driver: ExecDriverNameSchema,
+  /** The computer it ran on; null for the local sandbox. */
+  computer: z.string().nullable().default(null),
+  /**
+   * `exited` on its own (any exit code), `killed` by a limit or a cancel, `failed` when it never
+   * started, `lost` when the link to its computer broke while it ran (its outcome is not known).
+   */
   state: ExecStateSchema.exclude(['running']),
   exitCode: z.number().int().nullable(),
   signal: z.string().nullable(),
@@ -146,6 +169,11 @@ export const ExecResultSchema = z.object({
   /** The limits that applied, and which of them the driver could not enforce on this host. */
   limits: ExecLimitsSchema,
   unenforced: z.array(z.string()),
+  /**
+   * Killed (limit, cancel) or lost on a computer: whether the whole process group was seen gone
+   * afterwards. Null where nothing had to be killed, or in a local sandbox, whose tree always dies with it.
+   */
+  killConfirmed: z.boolean().nullable().default(null),
   startedAt: instant,
   endedAt: instant,
 });
@@ -158,7 +186,8 @@ export const ExecSummarySchema = z.object({
   argv: z.array(z.string()),
   cwd: z.string(),
   state: ExecStateSchema,
-  driver: SandboxDriverNameSchema.nullable(),
+  driver: ExecDriverNameSchema.nullable(),
+  computer: z.string().nullable().default(null),
   exitCode: z.number().int().nullable(),
   limit: ExecLimitNameSchema.nullable(),
   requestedBy: ActorSchema,
@@ -257,7 +286,7 @@ export const SandboxCommands = {
  * while it runs: ordered by `seq`, lossy by design (the whole output is kept by reference).
  */
 export const ExecLiveMessageSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('started'), execId: ExecIdSchema, seq: z.number().int().nonnegative(), argv: z.array(z.string()), driver: SandboxDriverNameSchema }),
+  z.object({ kind: z.literal('started'), execId: ExecIdSchema, seq: z.number().int().nonnegative(), argv: z.array(z.string()), driver: ExecDriverNameSchema }),
   z.object({ kind: z.literal('output'), execId: ExecIdSchema, seq: z.number().int().nonnegative(), stream: z.enum(['stdout', 'stderr']), text: z.string() }),
   z.object({ kind: z.literal('ended'), execId: ExecIdSchema, seq: z.number().int().nonnegative(), result: ExecResultSchema }),
 ]);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventRegistry } from '../registry';
+import { ComputerKindSchema, ComputerNameSchema, HostKeyFingerprintSchema } from './computer.v1';
 import { ExecIdSchema, ExecLimitNameSchema, ExecLimitsSchema, ExecStateSchema, SandboxDriverNameSchema, execKey } from './sandbox.commands.v1';
 
 /**
@@ -41,9 +42,45 @@ export const SandboxExecEndedV1 = z.strictObject({
   stderr: z.strictObject({ bytes: z.number().int().nonnegative(), digest }),
 });
 
+export const COMPUTER_STREAM_CATEGORY = 'computer';
+
+/** `computer-<workspace>-<name>`: a computer's registration history, written by the sandbox replica serving the change. */
+export function computerStream(workspaceId: string, name: string): string {
+  return `${COMPUTER_STREAM_CATEGORY}-${workspaceId}-${name}`;
+}
+
+/** A registration or a replacement: the whole record as it now stands (the key only by its credential name). */
+export const ComputerRegisteredV1 = z.strictObject({
+  name: ComputerNameSchema,
+  kind: ComputerKindSchema,
+  description: z.string(),
+  ssh: z.strictObject({ host: z.string(), port: z.number().int(), user: z.string(), hostKeys: z.array(HostKeyFingerprintSchema), keyCredential: z.string() }).nullable(),
+  roots: z.array(z.string()),
+  policy: z.strictObject({ network: z.string(), write: z.string(), shell: z.string(), secrets: z.string(), approval: z.string() }),
+  /** The host key pinned because the operator confirmed the one presented, when that is how it was pinned. */
+  acceptedHostKey: HostKeyFingerprintSchema.nullable(),
+});
+
+export const ComputerRemovedV1 = z.strictObject({ name: ComputerNameSchema });
+
+/** The computer presented a key that is not pinned: the connection was refused before anything was sent. */
+export const ComputerHostKeyRefusedV1 = z.strictObject({
+  name: ComputerNameSchema,
+  host: z.string(),
+  port: z.number().int(),
+  presented: HostKeyFingerprintSchema,
+  pinned: z.array(HostKeyFingerprintSchema),
+  /** What was connecting: a probe, or a command (by exec id). */
+  purpose: z.enum(['probe', 'exec']),
+});
+
 export const SandboxEvents = {
   'sandbox.exec_started': SandboxExecStartedV1,
   'sandbox.exec_ended': SandboxExecEndedV1,
+  'computer.registered': ComputerRegisteredV1,
+  'computer.updated': ComputerRegisteredV1,
+  'computer.removed': ComputerRemovedV1,
+  'computer.host_key_refused': ComputerHostKeyRefusedV1,
 } as const;
 
 export type SandboxEventType = keyof typeof SandboxEvents;
