@@ -25,6 +25,13 @@ describe('roles', () => {
     expect(roleHasPermission('owner', 'sandbox-exec')).toBe(true);
   });
 
+  it('keeps computer-manage (register, change, probe and remove computers) from viewer and member', () => {
+    expect(roleHasPermission('viewer', 'computer-manage')).toBe(false);
+    expect(roleHasPermission('member', 'computer-manage')).toBe(false);
+    expect(roleHasPermission('admin', 'computer-manage')).toBe(true);
+    expect(roleHasPermission('owner', 'computer-manage')).toBe(true);
+  });
+
   it('gives admin and owner every permission', () => {
     expect(granted('admin')).toEqual([...PERMISSIONS]);
     expect(granted('owner')).toEqual([...PERMISSIONS]);

@@ -10,9 +10,12 @@ export const RoleSchema = z.enum(ROLES);
  * replay a history it could not verify, so it sits with the roles that may deploy, not with
  * `run-control`. `sandbox-exec` runs a command of one's own choosing in the sandbox (or in a
  * run's workspace) and cancels one: it is not a grant of any worker, so it sits with the same
- * roles, not with `run-control`.
+ * roles, not with `run-control`. `computer-manage` registers, changes, probes and removes the
+ * computers commands run on (their hosts, roots, policy and pinned host keys): it changes where
+ * and how far commands reach, so it sits with the roles that change the workspace's
+ * infrastructure; every role may read them (`inspect`).
  */
-export const PERMISSIONS = ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'run-recovery', 'sandbox-exec', 'approve', 'admin'] as const;
+export const PERMISSIONS = ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'run-recovery', 'sandbox-exec', 'computer-manage', 'approve', 'admin'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 export const PermissionSchema = z.enum(PERMISSIONS);
 
