@@ -9,7 +9,7 @@ import { AuditRoutesModule, LiveRoutesModule } from '@packetagent/gateway';
 import { OperationsRoutesModule } from '@packetagent/gateway';
 import { MigrationRoutesModule } from '@packetagent/gateway';
 import { SupervisionRoutesModule } from '@packetagent/gateway';
-import { SandboxRoutesModule } from '@packetagent/gateway';
+import { ComputersRoutesModule, SandboxRoutesModule } from '@packetagent/gateway';
 import { ProjectorModule } from '@packetagent/projector';
 import { IntakeModule } from '@packetagent/intake';
 import { PolicyModule } from '@packetagent/policy';
@@ -84,6 +84,7 @@ export class AppModule {
         MigrationRoutesModule,
         SupervisionRoutesModule,
         SandboxRoutesModule.forRoot({ heartbeatMs: env.PACKETAGENT_SSE_HEARTBEAT_MS, maxStreamsPerWorkspace: env.PACKETAGENT_SSE_MAX_CONNECTIONS_PER_WORKSPACE }),
+        ComputersRoutesModule,
         ProjectorModule.forRoot({ log }),
         IntakeModule.forRoot({ inlineInputBytes: env.PACKETAGENT_INLINE_INPUT_BYTES, maxInputBytes: env.PACKETAGENT_MAX_INPUT_BYTES }),
         PolicyModule.forRoot({

@@ -41,3 +41,4 @@ export { MigrationRoutesModule } from './migration/migration-routes.module';
 export { SupervisionRoutesModule } from './supervision/supervision-routes.module';
 export { ConsoleModule, type ConsoleOptions } from './console/console.module';
 export { SandboxRoutesModule } from './sandbox/sandbox-routes.module';
+export { ComputersRoutesModule } from './computers/computers-routes.module';

@@ -74,6 +74,14 @@ describe(toProblem.name, () => {
     expect(toProblem(new RemoteCommandError('concurrency_conflict', 'raced', true), requestId).status).toBe(409);
   });
 
+  it('maps the computer codes: unreachable is 422 even when retrying may help, a damaged record 409', () => {
+    expect(toProblem(new RemoteCommandError('computer_unreachable', 'no route to host', true), requestId).status).toBe(422);
+    expect(toProblem(new RemoteCommandError('computer_record_unreadable', 'record version 2', false), requestId).status).toBe(409);
+    expect(toProblem(new RemoteCommandError('host_key_changed', 'changed', false), requestId).status).toBe(409);
+    expect(toProblem(new RemoteCommandError('computer_version_conflict', 'changed since version 3', false), requestId).status).toBe(409);
+    expect(toProblem(new RemoteCommandError('computer_not_found', 'no computer', false), requestId).status).toBe(404);
+  });
+
   it('hides a remote internal error and any unknown error behind a generic 500 naming the request id', () => {
     for (const error of [new RemoteCommandError('internal_error', 'remote stack', true), new Error('password=hunter2'), 'a string']) {
       const sut = toProblem(error, requestId);

@@ -73,6 +73,15 @@ export const PROBLEM_STATUS_BY_CODE: Readonly<Record<string, number>> = Object.f
   run_not_waiting: 409,
   version_not_deployed: 409,
   run_busy: 409,
+  // Computers (ComputerErrorCodes): a host key to confirm (it carries issues: ComputerProblemFilter keeps it 409)
+  // or that changed, a record changed since it was read, or one damaged or from a newer version (kept as it is, never reset).
+  host_key_unpinned: 409,
+  host_key_changed: 409,
+  computer_version_conflict: 409,
+  computer_record_unreadable: 409,
+  computer_not_found: 404,
+  // The request was sound; the computer did not answer to read its host key or run the probe.
+  computer_unreachable: 422,
   gone: 410,
   setup_completed: 410,
   payload_too_large: 413,

@@ -22,8 +22,13 @@ const PROBLEM_SCHEMA = {
     requestId: { type: 'string', description: 'also in the x-request-id response header' },
     errors: {
       type: 'array',
-      description: 'every issue found, each with the field it applies to: validation failures (400) and refused commands (422 exec_refused)',
+      description: 'every issue found, each with the field it applies to: validation failures (400), refused commands (422 exec_refused) and host keys to confirm (409 host_key_unpinned, at acceptHostKey)',
       items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+    },
+    presentedHostKey: {
+      type: 'string',
+      pattern: '^SHA256:[A-Za-z0-9+/]{43}$',
+      description: 'with 409 host_key_unpinned or host_key_changed: the fingerprint the computer presented; verify it on the host before sending it back as acceptHostKey',
     },
   },
 };
