@@ -5,3 +5,4 @@ export * from './lib/redis';
 export * from './lib/wait';
 export * from './lib/processes';
 export * from './lib/http';
+export * from './lib/sshd';

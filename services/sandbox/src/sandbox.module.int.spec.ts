@@ -116,7 +116,7 @@ describe('sandbox service over the bus', () => {
     const a = replicas.find((app) => app.get<ResolvedSandboxOptions>(SANDBOX_OPTIONS).replicaId === 'a') ?? (await replica('a'));
     const b = await replica('b');
     const runnerA = a.get<ExecRunner>(EXEC_RUNNER);
-    const running = runnerA.run({ execId: 'exec-on-a', workspaceId: ws, argv: ['sleep', '30'], cwd: '.', env: {}, limits: {}, egress: [], requestedBy: operator });
+    const running = runnerA.run({ execId: 'exec-on-a', workspaceId: ws, argv: ['sleep', '30'], cwd: '.', env: {}, limits: {}, egress: [], secrets: {}, requestedBy: operator });
     await eventually(() => runnerA.isRunning(ws, 'exec-on-a'), { what: 'the exec to start on a' });
     expect(await b.get(SandboxCommandsHandler).cancel({ workspaceId: ws, execId: 'exec-on-a' })).toEqual({ found: true });
     expect(await running).toMatchObject({ state: 'killed', limit: 'cancelled' });
@@ -155,7 +155,7 @@ describe('sandbox service over the bus', () => {
     const lonely = await mkdtemp(join(tmpdir(), 'pa-sandbox-nodriver-'));
     const app = await replica('docker-only', { driver: 'docker', dataDir: lonely, docker: { host: `unix://${join(lonely, 'no-engine.sock')}` } });
     const handler = app.get(SandboxCommandsHandler);
-    await expect(handler.exec({ execId: 'exec-nowhere', workspaceId: ws, argv: ['true'], cwd: '.', env: {}, limits: {}, egress: [], requestedBy: operator })).rejects.toMatchObject({
+    await expect(handler.exec({ execId: 'exec-nowhere', workspaceId: ws, argv: ['true'], cwd: '.', env: {}, limits: {}, egress: [], secrets: {}, requestedBy: operator })).rejects.toMatchObject({
       code: 'sandbox_unavailable',
       message: expect.stringMatching(/no sandbox driver is available \(PACKETAGENT_SANDBOX_DRIVER=docker\), so nothing runs: .*docker: /),
     });

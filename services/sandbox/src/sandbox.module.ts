@@ -1,11 +1,17 @@
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Pool } from 'pg';
-import { BUS_TOPOLOGY, EVENT_REGISTRY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
+import { BUS_TOPOLOGY, CommandBus, EVENT_REGISTRY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import { registerSandboxEvents, type EventRegistry } from '@packetagent/contracts';
 import { PayloadStore, PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
 import { browserOptions, BrowserSessions } from './browser';
 import { BrowserRouting } from './browser/browser-routing';
+import { ComputerCommandsHandler } from './computers/computer-commands.handler';
+import { ComputerExecs } from './computers/computer-execs';
+import { ComputerKeys } from './computers/computer-keys';
+import { ComputerRegistry } from './computers/computer-registry';
+import { ComputerStore } from './computers/computer-store';
+import { ProbeLeader } from './computers/probe-leader';
 import { BubblewrapDriver } from './drivers/bubblewrap/bubblewrap-driver';
 import { DriverSelection } from './drivers/driver-selection';
 import { DockerDriver } from './drivers/docker/docker-driver';
@@ -16,7 +22,7 @@ import { ExecRunner } from './exec/exec-runner';
 import { ExecStore } from './exec/exec-store';
 import { SandboxCommandsHandler } from './sandbox-commands.handler';
 import { resolveSandboxOptions, SANDBOX_OPTIONS, type ResolvedSandboxOptions, type SandboxModuleOptions } from './sandbox.options';
-import { BROWSER_SESSIONS, DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE } from './sandbox.tokens';
+import { BROWSER_SESSIONS, COMPUTER_EXECS, COMPUTER_REGISTRY, DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE, PROBE_LEADER } from './sandbox.tokens';
 
 /** Says at start which driver commands run in, or what to install; ends every command this replica runs when the app stops. */
 @Injectable()
@@ -26,9 +32,14 @@ class SandboxLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(BROWSER_SESSIONS) private readonly browsers: BrowserSessions,
     @Inject(DRIVER_SELECTION) private readonly drivers: DriverSelection,
     @Inject(SANDBOX_OPTIONS) private readonly options: ResolvedSandboxOptions,
+    @Inject(COMPUTER_REGISTRY) private readonly computers: ComputerRegistry,
+    @Inject(COMPUTER_EXECS) private readonly computerExecs: ComputerExecs,
+    @Inject(PROBE_LEADER) private readonly probes: ProbeLeader,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    this.computers.listen();
+    this.probes.start();
     const reclaimed = await this.drivers.reclaim();
     if (reclaimed > 0) this.options.log('warn', `sandbox: ended ${reclaimed} command(s) a stopped sandbox process on this host left running`);
     try {
@@ -40,7 +51,9 @@ class SandboxLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await Promise.all([this.runner.cancelAll(), this.browsers.closeAll()]);
+    await this.probes.stop();
+    await Promise.all([this.runner.cancelAll(), this.browsers.closeAll(), this.computers.close()]);
+    this.computerExecs.closeAll();
   }
 }
 
@@ -76,11 +89,29 @@ export class SandboxModule {
             ),
           inject: [SANDBOX_OPTIONS],
         },
+        { provide: ComputerStore, useFactory: (pool: Pool, events: PostgresEventStore) => new ComputerStore(pool, events), inject: [PG_POOL, PostgresEventStore] },
+        { provide: ComputerKeys, useFactory: (commands: CommandBus) => new ComputerKeys(commands), inject: [CommandBus] },
+        {
+          provide: COMPUTER_REGISTRY,
+          useFactory: (store: ComputerStore, keys: ComputerKeys, selection: DriverSelection, nc: NatsConnection, topo: Topology, opts: ResolvedSandboxOptions) =>
+            new ComputerRegistry(store, keys, selection, { nc, prefix: topo.prefix }, { staleAfterMs: opts.computers.staleAfterMs, timings: opts.computers, log: opts.log }),
+          inject: [ComputerStore, ComputerKeys, DRIVER_SELECTION, NATS_CONNECTION, BUS_TOPOLOGY, SANDBOX_OPTIONS],
+        },
+        {
+          provide: COMPUTER_EXECS,
+          useFactory: (store: ComputerStore, registry: ComputerRegistry, keys: ComputerKeys, opts: ResolvedSandboxOptions) => new ComputerExecs(store, registry, keys, { timings: opts.computers, idleMs: opts.computers.idleMs }),
+          inject: [ComputerStore, COMPUTER_REGISTRY, ComputerKeys, SANDBOX_OPTIONS],
+        },
+        {
+          provide: PROBE_LEADER,
+          useFactory: (pool: Pool, store: ComputerStore, registry: ComputerRegistry, opts: ResolvedSandboxOptions) => new ProbeLeader(pool, store, registry, { intervalMs: opts.computers.probeIntervalMs, log: opts.log }),
+          inject: [PG_POOL, ComputerStore, COMPUTER_REGISTRY, SANDBOX_OPTIONS],
+        },
         {
           provide: EXEC_RUNNER,
-          useFactory: (selection: DriverSelection, store: ExecStore, payloads: PayloadStore, nc: NatsConnection, topo: Topology, opts: ResolvedSandboxOptions) =>
-            new ExecRunner(selection, store, payloads, new CheckedEgressFetcher({ allowPrivate: opts.allowPrivate, maxBytes: EGRESS_MAX_BYTES, timeoutMs: EGRESS_TIMEOUT_MS }), { nc, prefix: topo.prefix }, opts),
-          inject: [DRIVER_SELECTION, EXEC_STORE, PayloadStore, NATS_CONNECTION, BUS_TOPOLOGY, SANDBOX_OPTIONS],
+          useFactory: (selection: DriverSelection, store: ExecStore, payloads: PayloadStore, nc: NatsConnection, topo: Topology, opts: ResolvedSandboxOptions, computers: ComputerExecs) =>
+            new ExecRunner(selection, store, payloads, new CheckedEgressFetcher({ allowPrivate: opts.allowPrivate, maxBytes: EGRESS_MAX_BYTES, timeoutMs: EGRESS_TIMEOUT_MS }), { nc, prefix: topo.prefix }, opts, computers),
+          inject: [DRIVER_SELECTION, EXEC_STORE, PayloadStore, NATS_CONNECTION, BUS_TOPOLOGY, SANDBOX_OPTIONS, COMPUTER_EXECS],
         },
         {
           provide: BROWSER_SESSIONS,
@@ -90,6 +121,7 @@ export class SandboxModule {
         BrowserRouting,
         ReplicaLink,
         SandboxCommandsHandler,
+        ComputerCommandsHandler,
         SandboxLifecycle,
       ],
     };

@@ -27,8 +27,24 @@ export interface SandboxModuleOptions {
   previewBytes?: number;
   /** Identifies this replica, so a cancel can be forwarded to the one running the exec. */
   replicaId?: string;
+  /** Computers over SSH: how often the leader probes, when status goes stale, and connection timings. */
+  computers?: Partial<ComputerOptions>;
   log?: SandboxLog;
 }
+
+export interface ComputerOptions {
+  /** The probe leader probes every ssh computer this often. */
+  probeIntervalMs: number;
+  /** `online` only this long after a successful probe was received; `unknown` past it. */
+  staleAfterMs: number;
+  /** Connect, key exchange and authentication together. */
+  connectTimeoutMs: number;
+  keepaliveMs: number;
+  /** A warm connection unused this long is closed. */
+  idleMs: number;
+}
+
+export const DEFAULT_COMPUTER_OPTIONS: ComputerOptions = { probeIntervalMs: 15_000, staleAfterMs: 45_000, connectTimeoutMs: 10_000, keepaliveMs: 5_000, idleMs: 60_000 };
 
 export const SANDBOX_OPTIONS = Symbol('SANDBOX_OPTIONS');
 
@@ -73,6 +89,7 @@ export interface ResolvedSandboxOptions {
   chromiumPath: string;
   previewBytes: number;
   replicaId: string;
+  computers: ComputerOptions;
   log: SandboxLog;
 }
 
@@ -115,6 +132,7 @@ export function resolveSandboxOptions(options: SandboxModuleOptions): ResolvedSa
     chromiumPath: options.chromiumPath ?? '/usr/bin/chromium',
     previewBytes: options.previewBytes ?? 16 * 1024,
     replicaId: options.replicaId ?? `sandbox-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+    computers: { ...DEFAULT_COMPUTER_OPTIONS, ...options.computers },
     log: options.log ?? (() => undefined),
   };
 }

@@ -35,6 +35,10 @@ export interface DriverExit {
   signal: string | null;
   /** A limit the driver itself saw hit (memory, pids, CPU time, file size); the runner adds wall time, output and cancel. */
   limit: ExecLimitName | null;
+  /** A computer's link broke before the exit status arrived (why, in words): the outcome is not known. */
+  lost?: string | null;
+  /** After a kill or a loss on a computer: whether its process group was seen gone. */
+  killConfirmed?: boolean | null;
 }
 
 /** A started command. */

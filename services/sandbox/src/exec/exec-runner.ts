@@ -1,9 +1,11 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { execKey, TransientError, type ExecRecord, type EgressRecord, type ExecLimitName, type ExecLimits, type ExecResult, type ParsedExecRequest } from '@packetagent/contracts';
+import { execKey, TransientError, type ExecDriverName, type ExecRecord, type EgressRecord, type ExecLimitName, type ExecLimits, type ExecResult, type ParsedExecRequest } from '@packetagent/contracts';
 import type { PayloadStore } from '@packetagent/eventstore';
 import type { DriverSelection } from '../drivers/driver-selection';
+import type { ComputerExecs } from '../computers/computer-execs';
+import { SSH_UNENFORCED } from '../computers/computer-execs';
 import { DriverStartError, type DriverProcess } from '../drivers/sandbox-driver';
 import type { ResolvedSandboxOptions } from '../sandbox.options';
 import type { EgressFetcher } from './egress-fetch';
@@ -41,6 +43,15 @@ export function recordedAsEvents(request: Pick<ParsedExecRequest, 'runId' | 'req
   return !(request.runId && request.requestedBy.kind === 'service' && request.requestedBy.id === 'supervisor');
 }
 
+/** Where one exec runs: a local driver or a computer, with what it cannot enforce and how to start it. */
+interface ExecTarget {
+  driver: ExecDriverName;
+  computer: string | null;
+  unenforced: string[];
+  cwd: string;
+  start(scratch: string): Promise<DriverProcess>;
+}
+
 interface Running {
   promise: Promise<ExecResult>;
   cancel(): void;
@@ -61,7 +72,37 @@ export class ExecRunner {
     private readonly egress: EgressFetcher,
     private readonly nats: { nc: NatsConnection | null; prefix: string },
     private readonly options: ResolvedSandboxOptions,
+    private readonly computers: ComputerExecs | null = null,
   ) {}
+
+  /** The computer the request names (null for a `local` one), or this host's sandbox driver. */
+  private async target(request: ParsedExecRequest, checked: ReturnType<typeof checkExec>): Promise<ExecTarget> {
+    const remote = request.computer ? await this.requireComputers().prepare(request) : null;
+    if (remote) {
+      return {
+        driver: 'ssh',
+        computer: remote.record.name,
+        unenforced: SSH_UNENFORCED,
+        cwd: remote.cwd,
+        start: () => remote.start(checked.argv, { ...request.env, ...request.secrets }, checked.limits),
+      };
+    }
+    const { driver, probe } = await this.drivers.current();
+    const cwd = request.computer ? '.' : checked.cwd;
+    const workspaceDir = await workspaceFor(request, cwd, this.options);
+    return {
+      driver: driver.name,
+      computer: request.computer?.name ?? null,
+      unenforced: probe.unenforced,
+      cwd,
+      start: (scratch) => driver.start({ execId: request.execId, argv: checked.argv, workspaceDir, cwd, env: checked.env, limits: checked.limits, egressDir: request.egress.length > 0 ? scratch : null }),
+    };
+  }
+
+  private requireComputers(): ComputerExecs {
+    if (!this.computers) throw new DriverStartError('this sandbox has no computer registry');
+    return this.computers;
+  }
 
   /**
    * Runs the request, or answers the exec already under its id. `earlier` is the exec's record
@@ -72,14 +113,13 @@ export class ExecRunner {
     const key = `${request.workspaceId}/${request.execId}`;
     const joined = await this.existing(request, key, earlier);
     if (joined) return joined;
-    const { driver, probe } = await this.drivers.current();
-    const workspaceDir = await workspaceFor(request, checked.cwd, this.options);
+    const target = await this.target(request, checked);
     const startedAt = new Date();
     const audited = recordedAsEvents(request);
     const audit = audited
-      ? { execId: request.execId, runId: request.runId ?? null, argv: checked.argv, cwd: checked.cwd, envNames: Object.keys(request.env).sort(), limits: checked.limits, driver: driver.name, egress: request.egress.map((file) => file.url) }
+      ? { execId: request.execId, runId: request.runId ?? null, argv: checked.argv, cwd: target.cwd, envNames: Object.keys(request.env).sort(), limits: checked.limits, driver: target.driver, egress: request.egress.map((file) => file.url) }
       : null;
-    const recorded = await this.store.start({ workspaceId: request.workspaceId, execId: request.execId, runId: request.runId ?? null, argv: checked.argv, cwd: checked.cwd, driver: driver.name, requestedBy: request.requestedBy, replica: this.options.replicaId, startedAt }, audit);
+    const recorded = await this.store.start({ workspaceId: request.workspaceId, execId: request.execId, runId: request.runId ?? null, argv: checked.argv, cwd: target.cwd, driver: target.driver, computer: target.computer, requestedBy: request.requestedBy, replica: this.options.replicaId, startedAt }, audit);
     if (!recorded) return (await this.existing(request, key)) ?? Promise.reject(new TransientError(`exec ${request.execId} was just started elsewhere`));
 
     let cancel: (limit: ExecLimitName) => void = () => undefined;
@@ -93,10 +133,10 @@ export class ExecRunner {
     };
     this.running.set(key, running);
     running.promise = (async () => {
-      const base = { execId: request.execId, workspaceId: request.workspaceId, runId: request.runId ?? null, driver: driver.name, limits: checked.limits, unenforced: probe.unenforced, startedAt: startedAt.toISOString() };
-      const ended = (fields: Pick<ExecResult, 'state' | 'exitCode' | 'signal' | 'limit' | 'message' | 'stdout' | 'stderr' | 'egress'>): ExecResult => {
+      const base = { execId: request.execId, workspaceId: request.workspaceId, runId: request.runId ?? null, driver: target.driver, computer: target.computer, limits: checked.limits, unenforced: target.unenforced, startedAt: startedAt.toISOString() };
+      const ended = (fields: Pick<ExecResult, 'state' | 'exitCode' | 'signal' | 'limit' | 'message' | 'stdout' | 'stderr' | 'egress'> & { killConfirmed?: boolean | null }): ExecResult => {
         const endedAt = new Date();
-        return { ...base, ...fields, durationMs: endedAt.getTime() - startedAt.getTime(), endedAt: endedAt.toISOString() };
+        return { killConfirmed: null, ...base, ...fields, durationMs: endedAt.getTime() - startedAt.getTime(), endedAt: endedAt.toISOString() };
       };
       const scratch = join(this.options.scratchDir, `${execKey(request.execId)}-egress`);
       let result: ExecResult;
@@ -116,13 +156,13 @@ export class ExecRunner {
 
         let proc: DriverProcess;
         try {
-          proc = await driver.start({ execId: request.execId, argv: checked.argv, workspaceDir, cwd: checked.cwd, env: checked.env, limits: checked.limits, egressDir: request.egress.length > 0 ? scratch : null });
+          proc = await target.start(scratch);
         } catch (error) {
           if (!(error instanceof DriverStartError)) throw error;
           return ended({ state: 'failed', exitCode: null, signal: null, limit: null, message: error.message, stdout: NO_OUTPUT, stderr: NO_OUTPUT, egress });
         }
         const live = new LiveOutput(this.nats.nc, this.nats.prefix, request.workspaceId, request.execId);
-        live.started(checked.argv, driver.name);
+        live.started(checked.argv, target.driver);
         let limit: ExecLimitName | null = null;
         cancel = (hit) => {
           limit ??= hit;
@@ -139,16 +179,29 @@ export class ExecRunner {
         const exit = await proc.exited.finally(() => clearTimeout(deadline));
         const [out, err] = await Promise.all([stdout.finish(), stderr.finish()]);
         const named = limit ?? exit.limit;
-        result = ended({
-          state: named ? 'killed' : 'exited',
-          exitCode: exit.exitCode,
-          signal: exit.signal,
-          limit: named,
-          message: named ? limitMessage(named, checked.limits) : null,
-          stdout: out,
-          stderr: err,
-          egress,
-        });
+        result = exit.lost
+          ? ended({
+              state: 'lost',
+              exitCode: null,
+              signal: null,
+              limit: named,
+              message: `${exit.lost} while the command ran on ${target.computer}: whether it finished is not known${exit.killConfirmed ? '; its process group was killed through a new connection' : exit.killConfirmed === false ? '; its process group could not be confirmed gone' : ''}`,
+              stdout: out,
+              stderr: err,
+              egress,
+              killConfirmed: exit.killConfirmed ?? null,
+            })
+          : ended({
+              state: named ? 'killed' : 'exited',
+              exitCode: exit.exitCode,
+              signal: exit.signal,
+              limit: named,
+              message: named ? limitMessage(named, checked.limits) : null,
+              stdout: out,
+              stderr: err,
+              egress,
+              killConfirmed: exit.killConfirmed ?? null,
+            });
         live.ended(result);
         return result;
       } finally {
@@ -160,7 +213,7 @@ export class ExecRunner {
         const endedAt = new Date();
         const message = `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`;
         this.options.log('error', 'sandbox exec failed', { execId: request.execId, error: message });
-        return { execId: request.execId, workspaceId: request.workspaceId, runId: request.runId ?? null, driver: driver.name, state: 'failed' as const, exitCode: null, signal: null, limit: null, message, durationMs: endedAt.getTime() - startedAt.getTime(), stdout: NO_OUTPUT, stderr: NO_OUTPUT, egress: [], limits: checked.limits, unenforced: probe.unenforced, startedAt: startedAt.toISOString(), endedAt: endedAt.toISOString() };
+        return { execId: request.execId, workspaceId: request.workspaceId, runId: request.runId ?? null, driver: target.driver, computer: target.computer, state: 'failed' as const, exitCode: null, signal: null, limit: null, message, durationMs: endedAt.getTime() - startedAt.getTime(), stdout: NO_OUTPUT, stderr: NO_OUTPUT, egress: [], limits: checked.limits, unenforced: target.unenforced, killConfirmed: null, startedAt: startedAt.toISOString(), endedAt: endedAt.toISOString() };
       })
       .then(async (result) => {
         await this.store.finish(result, audited ? { actor: request.requestedBy } : null);

@@ -10,6 +10,7 @@ interface ExecRow {
   cwd: string;
   state: ExecState;
   driver: ExecSummary['driver'];
+  computer: string | null;
   exit_code: number | null;
   limit_name: ExecSummary['limit'];
   requested_by: ActorRef;
@@ -28,6 +29,7 @@ function summary(row: ExecRow): ExecSummary {
     cwd: row.cwd,
     state: row.state,
     driver: row.driver,
+    computer: row.computer,
     exitCode: row.exit_code,
     limit: row.limit_name,
     requestedBy: row.requested_by,
@@ -43,6 +45,7 @@ export interface StartedExec {
   argv: readonly string[];
   cwd: string;
   driver: ExecSummary['driver'];
+  computer: string | null;
   requestedBy: ActorRef;
   replica: string;
   startedAt: Date;
@@ -71,9 +74,9 @@ export class ExecStore {
 
   private async insert(executor: Pool | PoolClient, exec: StartedExec): Promise<boolean> {
     const inserted = await executor.query(
-      `INSERT INTO sandbox.execs (workspace_id, exec_id, run_id, argv, cwd, state, driver, requested_by, replica, started_at)
-       VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-      [exec.workspaceId, exec.execId, exec.runId, JSON.stringify(exec.argv), exec.cwd, exec.driver, JSON.stringify(exec.requestedBy), exec.replica, exec.startedAt],
+      `INSERT INTO sandbox.execs (workspace_id, exec_id, run_id, argv, cwd, state, driver, computer, requested_by, replica, started_at)
+       VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+      [exec.workspaceId, exec.execId, exec.runId, JSON.stringify(exec.argv), exec.cwd, exec.driver, exec.computer, JSON.stringify(exec.requestedBy), exec.replica, exec.startedAt],
     );
     return inserted.rowCount === 1;
   }
@@ -115,7 +118,7 @@ export class ExecStore {
 
   async list(workspaceId: string, options: { runId?: string; limit: number }): Promise<ExecSummary[]> {
     const { rows } = await this.pool.query<ExecRow>(
-      `SELECT workspace_id, exec_id, run_id, argv, cwd, state, driver, exit_code, limit_name, requested_by, replica, NULL AS result, started_at, ended_at
+      `SELECT workspace_id, exec_id, run_id, argv, cwd, state, driver, computer, exit_code, limit_name, requested_by, replica, NULL AS result, started_at, ended_at
        FROM sandbox.execs WHERE workspace_id = $1 AND ($2::text IS NULL OR run_id = $2) ORDER BY started_at DESC, exec_id LIMIT $3`,
       [workspaceId, options.runId ?? null, options.limit],
     );

@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { execLiveSubject, type ExecLiveMessage, type ExecResult, type SandboxDriverName } from '@packetagent/contracts';
+import { execLiveSubject, type ExecLiveMessage, type ExecResult, type ExecDriverName } from '@packetagent/contracts';
 
 /** Text per stream shown live; past it the live view says so and the whole output stays retrievable. */
 const LIVE_BYTES_PER_STREAM = 1024 * 1024;
@@ -28,7 +28,7 @@ export class LiveOutput {
     this.subject = execLiveSubject(prefix, workspaceId, execId);
   }
 
-  started(argv: readonly string[], driver: SandboxDriverName): void {
+  started(argv: readonly string[], driver: ExecDriverName): void {
     this.publish({ kind: 'started', execId: this.execId, seq: this.seq++, argv: [...argv], driver });
   }
 

@@ -9,16 +9,22 @@ import { NO_OUTPUT } from './output-capture';
  * wrote was not kept. Whether its effects happened is not known; the result says so.
  */
 export function orphanResult(record: ExecRecord, now: Date): ExecResult {
+  const remote = record.driver === 'ssh';
   return {
     execId: record.execId,
     workspaceId: record.workspaceId,
     runId: record.runId,
     driver: record.driver ?? 'bubblewrap',
-    state: 'killed',
+    computer: record.computer,
+    killConfirmed: null,
+    // A command on a computer does not die with the replica that started it: it is lost, not killed.
+    state: remote ? 'lost' : 'killed',
     exitCode: null,
     signal: null,
     limit: null,
-    message: 'the sandbox replica running it stopped: its process tree died with it, its output was not kept, and what it did before is not known',
+    message: remote
+      ? `the sandbox replica running it on ${record.computer} stopped: the command may still be running there, its output was not kept, and whether it finished is not known`
+      : 'the sandbox replica running it stopped: its process tree died with it, its output was not kept, and what it did before is not known',
     durationMs: Math.max(0, now.getTime() - Date.parse(record.startedAt)),
     stdout: NO_OUTPUT,
     stderr: NO_OUTPUT,

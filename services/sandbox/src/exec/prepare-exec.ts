@@ -41,7 +41,8 @@ export function checkExec(request: ParsedExecRequest, options: Pick<ResolvedSand
     if (arg.includes('\0')) issues.push({ path: `argv[${index}]`, message: 'contains a NUL character' });
   });
 
-  const cwd = normaliseCwd(request.cwd);
+  // A computer's cwd is checked against its roots, there and by its real path (ComputerExecs).
+  const cwd = request.computer ? (request.cwd.includes('\0') ? { ok: false as const, message: 'contains a NUL character' } : { ok: true as const, cwd: request.cwd }) : normaliseCwd(request.cwd);
   if (!cwd.ok) issues.push({ path: 'cwd', message: cwd.message });
 
   const allowlist = new Set(options.envAllowlist);
@@ -52,6 +53,12 @@ export function checkExec(request: ParsedExecRequest, options: Pick<ResolvedSand
     if (value.includes('\0')) issues.push({ path: `env.${name}`, message: 'the value contains a NUL character' });
   }
   if (Object.keys(request.env).length > 64) issues.push({ path: 'env', message: 'at most 64 entries' });
+  for (const [name, value] of Object.entries(request.secrets)) {
+    // A local sandbox's environment is set on the sandbox's own command line, which the host's `ps` shows.
+    if (!request.computer) issues.push({ path: `secrets.${name}`, message: 'secrets reach commands only on a computer whose policy allows them' });
+    else if (name in request.env) issues.push({ path: `secrets.${name}`, message: 'also given in env' });
+    if (value.includes('\0')) issues.push({ path: `secrets.${name}`, message: 'the value contains a NUL character' });
+  }
 
   const limits: ExecLimits = { ...options.defaults };
   for (const [name, value] of Object.entries(request.limits) as Array<[keyof ExecLimits, number | undefined]>) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EventRegistry } from '../registry';
 import { ComputerKindSchema, ComputerNameSchema, HostKeyFingerprintSchema } from './computer.v1';
-import { ExecIdSchema, ExecLimitNameSchema, ExecLimitsSchema, ExecStateSchema, SandboxDriverNameSchema, execKey } from './sandbox.commands.v1';
+import { ExecDriverNameSchema, ExecIdSchema, ExecLimitNameSchema, ExecLimitsSchema, ExecStateSchema, execKey } from './sandbox.commands.v1';
 
 /**
  * A person's (or API key's) command in the sandbox, recorded as events: what was run, where, by
@@ -26,7 +26,7 @@ export const SandboxExecStartedV1 = z.strictObject({
   /** Names only: values stay out of the record. */
   envNames: z.array(z.string()),
   limits: ExecLimitsSchema,
-  driver: SandboxDriverNameSchema,
+  driver: ExecDriverNameSchema,
   egress: z.array(z.string()),
 });
 

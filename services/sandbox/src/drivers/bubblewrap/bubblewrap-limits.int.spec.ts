@@ -68,7 +68,7 @@ describe('bubblewrap sandbox limits', () => {
   it('kills the whole process tree within 2 s of a cancel, leaving no process on the host', async () => {
     const marker = '61.4242';
     await writeFile(join(workspace, 'tree.sh'), `sleep ${marker} &\nsleep ${marker} &\nsleep ${marker}\n`);
-    const running = kit.runner.run({ execId: 'exec-cancel-tree', workspaceId: 'ws_sandbox', runId: 'run-limits', argv: ['sh', 'tree.sh'], cwd: '.', env: {}, limits: {}, egress: [], requestedBy: { kind: 'user', id: 'operator' } });
+    const running = kit.runner.run({ execId: 'exec-cancel-tree', workspaceId: 'ws_sandbox', runId: 'run-limits', argv: ['sh', 'tree.sh'], cwd: '.', env: {}, limits: {}, egress: [], secrets: {}, requestedBy: { kind: 'user', id: 'operator' } });
     await eventually(() => hostProcesses(`sleep ${marker}`).length === 3, { what: "the three sleeps to start" });
     const cancelledAt = Date.now();
     expect(kit.runner.cancel('ws_sandbox', 'exec-cancel-tree')).toBe(true);
@@ -80,7 +80,7 @@ describe('bubblewrap sandbox limits', () => {
   });
 
   it('ends a command cancelled while its sandbox is still being set up', async () => {
-    const request = { workspaceId: 'ws_sandbox', argv: ['sleep', '30'], cwd: '.', env: {}, limits: {}, egress: [], requestedBy: { kind: 'user' as const, id: 'operator' } };
+    const request = { workspaceId: 'ws_sandbox', argv: ['sleep', '30'], cwd: '.', env: {}, limits: {}, egress: [], secrets: {}, requestedBy: { kind: 'user' as const, id: 'operator' } };
     const early = kit.runner.run({ ...request, execId: 'exec-cancel-early' });
     await eventually(() => kit.runner.isRunning('ws_sandbox', 'exec-cancel-early'), { what: 'the exec to be registered' });
     expect(kit.runner.cancel('ws_sandbox', 'exec-cancel-early')).toBe(true);
