@@ -60,6 +60,23 @@ describe(canonicalDefinition.name, () => {
     expect(cheaper.digest).not.toBe(sut.digest);
   });
 
+  it('keeps the digest of a definition that names no computer exactly as it was before computers existed', () => {
+    expect(canonicalDefinition(parseWorkerDefinition(readFileSync(EXAMPLE), 'yaml')).digest).toBe('946dbf6d6621d25e8c791d764ead5e8790a2dfe5d6533b5909963e2a791c1656');
+    expect(canonicalDefinition(parseWorkerDefinition(readFileSync(resolve(__dirname, '../../../../../examples/health-report.worker.yaml')), 'yaml')).digest).toBe(
+      '31f4786b2eaf01a53954d40f4f1462181598529e28e4795678c17c150750d5be',
+    );
+  });
+
+  it('binds the computers of a run_command grant into the digest', () => {
+    const withCommand = yamlSource.replace('tools:\n', 'tools:\n  - { tool: run_command, verbs: [exec], resources: ["make *"] }\n');
+    const local = canonicalDefinition(parseWorkerDefinition(withCommand, 'yaml'));
+    const remote = canonicalDefinition(parseWorkerDefinition(withCommand.replace('resources: ["make *"]', 'resources: ["make *"], computers: [build-box]'), 'yaml'));
+    const none = canonicalDefinition(parseWorkerDefinition(withCommand.replace('resources: ["make *"]', 'resources: ["make *"], computers: []'), 'yaml'));
+    expect(remote.digest).not.toBe(local.digest);
+    expect(remote.canonical).toContain('"computers":["build-box"]');
+    expect(none).toEqual(local);
+  });
+
   it('is RFC 8785 JSON that parses back to the same version', () => {
     const sut = canonicalDefinition(parseWorkerDefinition(readFileSync(EXAMPLE), 'yaml'));
     expect(sut.canonical).toBe(canonicalJson(JSON.parse(sut.canonical)));

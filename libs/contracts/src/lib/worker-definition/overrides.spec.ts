@@ -17,7 +17,7 @@ tools:
     credentials: [ci_token]
   - { tool: files, verbs: [read, write], resources: ["reports/**"], approval: never }
   - { tool: slack_post, credentials: [slack_bot] }
-  - { tool: run_command, verbs: [exec], resources: ["npm *"] }
+  - { tool: run_command, verbs: [exec], resources: ["npm *"], computers: [build-box, arm-runner] }
 budgets:
   perRunUsd: 0.5
   perDeploymentDailyUsd: 5
@@ -94,6 +94,7 @@ describe(narrowDefinition.name, () => {
     ['a weaker approval', { tools: [{ tool: 'http_fetch', approval: 'never' }] }, 'overrides.tools[0].approval', '"never" is weaker than the version\'s "first_use"'],
     ['first_use under always', { tools: [{ tool: 'slack_post', approval: 'first_use' }] }, 'overrides.tools[0].approval', '"first_use" is weaker than the version\'s "always"'],
     ['a credential the version lacks', { tools: [{ tool: 'http_fetch', credentials: ['ci_token', 'admin_token'] }] }, 'overrides.tools[0].credentials[1]', '"admin_token" is not granted by the version'],
+    ['a computer the version lacks', { tools: [{ tool: 'run_command', computers: ['build-box', 'prod-db'] }] }, 'overrides.tools[0].computers[1]', '"prod-db" is not granted by the version'],
     ['a tool the version lacks', { tools: [{ tool: 'github_api', verbs: ['GET'], resources: ['https://api.github.com/*'] }] }, 'overrides.tools[0].tool', '"github_api" is not granted by the version'],
     ['a higher budget', { budgets: { perRunUsd: 2 } }, 'overrides.budgets.perRunUsd', "2 exceeds the version's 0.5"],
     ['a higher action limit', { budgets: { actions: { slack_post: { perDay: 20 } } } }, 'overrides.budgets.actions.slack_post.perDay', "20 exceeds the version's 10"],
@@ -103,6 +104,20 @@ describe(narrowDefinition.name, () => {
     const error = broadeningOf(overrides);
     expect(error.code).toBe('broadening_override');
     expect(error.issues).toEqual([{ path, message }]);
+  });
+
+  it('narrows the computers of run_command to a subset, or to the local sandbox only', () => {
+    const subset = narrowDefinition(version, { tools: [{ tool: 'run_command', computers: ['arm-runner'] }] });
+    expect(subset.tools[3]).toEqual({ tool: 'run_command', verbs: ['exec'], resources: ['npm *'], approval: 'always', credentials: [], computers: ['arm-runner'] });
+    const local = narrowDefinition(version, { tools: [{ tool: 'run_command', computers: [] }] });
+    expect(local.tools[3]).not.toHaveProperty('computers');
+    expect(narrowDefinition(version, { tools: [{ tool: 'run_command', resources: ['npm test'] }] }).tools[3]).toMatchObject({ computers: ['build-box', 'arm-runner'] });
+  });
+
+  it('refuses computers in the overrides of a tool other than run_command', () => {
+    expect(() => narrowDefinition(version, { tools: [{ tool: 'files', computers: ['build-box'] }] })).toThrow(
+      expect.objectContaining({ code: 'invalid_overrides', issues: [{ path: 'overrides.tools[0].computers', message: 'files takes no computers: only run_command runs on registered computers' }] }),
+    );
   });
 
   it('names every broadening field at once', () => {

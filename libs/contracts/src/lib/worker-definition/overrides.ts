@@ -113,6 +113,9 @@ function narrowGrant(grant: ToolGrant, narrowing: ToolGrantOverride, base: strin
   narrowing.credentials?.forEach((credential, index) => {
     if (!grant.credentials.includes(credential)) broadening.push({ path: `${base}.credentials[${index}]`, message: `"${credential}" is not granted by the version` });
   });
+  narrowing.computers?.forEach((computer, index) => {
+    if (!grant.computers?.includes(computer)) broadening.push({ path: `${base}.computers[${index}]`, message: `"${computer}" is not granted by the version` });
+  });
   const narrowed: ToolGrant = {
     tool: grant.tool,
     verbs: narrowing.verbs ?? grant.verbs,
@@ -121,6 +124,9 @@ function narrowGrant(grant: ToolGrant, narrowing: ToolGrantOverride, base: strin
   };
   const resources = narrowing.resources ?? grant.resources;
   if (resources !== undefined) narrowed.resources = resources;
+  // Narrowed to none is the local sandbox only, spelt as a grant that names no computer.
+  const computers = narrowing.computers ?? grant.computers;
+  if (computers?.length) narrowed.computers = computers;
   return narrowed;
 }
 

@@ -62,7 +62,21 @@ describe(parseWorkerDefinition.name, () => {
         'colour',
         'unknown key (allowed: apiVersion, kind, name, description, model, instructions, input, output, tools, budgets, bounds, exit, triggers, notifications)',
       ],
-      ['an unknown key in a grant', (d) => (d.tools[0]!['verb'] = 'GET'), 'tools[0].verb', 'unknown key (allowed: tool, verbs, resources, approval, credentials)'],
+      ['an unknown key in a grant', (d) => (d.tools[0]!['verb'] = 'GET'), 'tools[0].verb', 'unknown key (allowed: tool, verbs, resources, approval, credentials, computers)'],
+      ['computers on a tool other than run_command', (d) => (d.tools[0]!['computers'] = ['build-box']), 'tools[0].computers', 'http_fetch takes no computers: only run_command runs on registered computers'],
+      [
+        'a malformed computer name',
+        (d) => d.tools.push({ tool: 'run_command', verbs: ['exec'], resources: ['make *'], computers: ['Build_Box'] }),
+        'tools[2].computers[0]',
+        'a computer name starts with a lower-case letter and has only a-z, 0-9 and "-" (at most 63 characters)',
+      ],
+      ['a computer named twice', (d) => d.tools.push({ tool: 'run_command', verbs: ['exec'], resources: ['make *'], computers: ['build-box', 'build-box'] }), 'tools[2].computers[1]', 'duplicate computer "build-box"'],
+      [
+        'more than 32 computers',
+        (d) => d.tools.push({ tool: 'run_command', verbs: ['exec'], resources: ['make *'], computers: Array.from({ length: 33 }, (_, i) => `box-${i}`) }),
+        'tools[2].computers',
+        'must have at most 32 items',
+      ],
       ['an unknown tool', (d) => (d.tools[1]!['tool'] = 'x'), 'tools[1].tool', `unknown tool "x" (known: ${KNOWN})`],
       ['an unknown verb for the tool', (d) => (d.tools[0]!['verbs'] = ['GET', 'FETCH']), 'tools[0].verbs[1]', 'unknown verb "FETCH" for http_fetch (known: GET, HEAD, POST, PUT, PATCH, DELETE)'],
       ['a resource tool without verbs', (d) => delete d.tools[0]!['verbs'], 'tools[0].verbs', 'required for http_fetch: list the verbs to grant (GET, HEAD, POST, PUT, PATCH, DELETE)'],
@@ -338,6 +352,17 @@ describe(parseWorkerDefinition.name, () => {
       d.tools.push({ tool: 'run_command', verbs: ['exec'], resources: ['  npm   test  '] });
       const sut = parseWorkerDefinition(JSON.stringify(d), 'json');
       expect(sut.tools.map((grant) => grant.resources)).toEqual([['https://ci.example.com/a/b/*'], undefined, ['reports/*.md'], ['npm test']]);
+    });
+
+    it('keeps the computers of a run_command grant as written, and leaves an empty list out', () => {
+      const d = draft();
+      d.tools.push({ tool: 'run_command', verbs: ['exec'], resources: ['make *'], computers: ['build-box', 'arm-runner'] });
+      const sut = parseWorkerDefinition(JSON.stringify(d), 'json');
+      expect(sut.tools[2]).toEqual({ tool: 'run_command', verbs: ['exec'], resources: ['make *'], approval: 'always', credentials: [], computers: ['build-box', 'arm-runner'] });
+      expect(validateWorkerDefinition(JSON.parse(JSON.stringify(sut)))).toEqual(sut);
+
+      d.tools[2]!['computers'] = [];
+      expect(parseWorkerDefinition(JSON.stringify(d), 'json').tools[2]).not.toHaveProperty('computers');
     });
 
     it('accepts its own parsed output unchanged', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { JsonObject } from '../json';
+import { ComputerNameSchema } from '../sandbox/computer.v1';
 import { definitionErrorMap } from './issues';
 import { KNOWN_TOOLS, TOOL_NAMES, isKnownTool, verbsDefaultToAll, type ToolName } from './known-tools';
 import { MAX_RESOURCE_LENGTH, normaliseResource } from './resources';
@@ -42,6 +43,11 @@ export interface ToolGrant {
   resources?: string[];
   approval: Approval;
   credentials: string[];
+  /**
+   * run_command only: registered computers its calls may run on, besides the local sandbox
+   * (always allowed). Absent means the local sandbox only; never written as an empty list.
+   */
+  computers?: string[];
 }
 
 export interface ActionBudget {
@@ -170,6 +176,9 @@ const TriggerName = z
 
 export const ApprovalSchema = z.enum(['never', 'first_use', 'always']);
 
+/** Most computers one run_command grant may name. */
+export const MAX_GRANT_COMPUTERS = 32;
+
 function duplicates<T>(items: readonly T[], key: (item: T) => string = String): Array<{ index: number; first: number; value: string }> {
   const seen = new Map<string, number>();
   const found: Array<{ index: number; first: number; value: string }> = [];
@@ -208,6 +217,7 @@ const RawGrant = strict({
   resources: z.array(z.string().max(MAX_RESOURCE_LENGTH)).min(1).max(256).optional(),
   approval: ApprovalSchema.optional(),
   credentials: z.array(CredentialName).max(32).optional(),
+  computers: z.array(z.string()).max(MAX_GRANT_COMPUTERS).optional(),
 });
 
 /** A grant as written in deployment overrides: every field but `tool` optional, nothing defaulted. */
@@ -217,7 +227,12 @@ export interface ToolGrantOverride {
   resources?: string[];
   approval?: Approval;
   credentials?: string[];
+  /** Narrows run_command's computers; an empty list leaves the local sandbox only. */
+  computers?: string[];
 }
+
+/** The only tool whose calls may name a registered computer to run on. */
+const COMPUTER_TOOL: ToolName = 'run_command';
 
 function checkGrant(raw: z.output<typeof RawGrant>, ctx: z.core.$RefinementCtx, mode: 'definition' | 'override'): ToolGrantOverride | typeof z.NEVER {
   const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
@@ -258,6 +273,14 @@ function checkGrant(raw: z.output<typeof RawGrant>, ctx: z.core.$RefinementCtx, 
     }
   }
   for (const dup of duplicates(raw.credentials ?? [])) issue(['credentials', dup.index], `duplicate credential "${dup.value}"`);
+  if (raw.computers !== undefined && tool !== COMPUTER_TOOL) {
+    issue(['computers'], `${tool} takes no computers: only ${COMPUTER_TOOL} runs on registered computers`);
+  } else {
+    raw.computers?.forEach((name, index) => {
+      if (!ComputerNameSchema.safeParse(name).success) issue(['computers', index], 'a computer name starts with a lower-case letter and has only a-z, 0-9 and "-" (at most 63 characters)');
+    });
+    for (const dup of duplicates(raw.computers ?? [])) issue(['computers', dup.index], `duplicate computer "${dup.value}"`);
+  }
   if (ctx.issues.length > before) return z.NEVER;
 
   const grant: ToolGrantOverride = { tool };
@@ -265,6 +288,7 @@ function checkGrant(raw: z.output<typeof RawGrant>, ctx: z.core.$RefinementCtx, 
   if (resources) grant.resources = resources;
   if (raw.approval) grant.approval = raw.approval;
   if (raw.credentials) grant.credentials = raw.credentials;
+  if (raw.computers) grant.computers = raw.computers;
   return grant;
 }
 
@@ -278,6 +302,8 @@ const ToolGrantSchema: z.ZodType<ToolGrant> = RawGrant.transform((raw, ctx): Too
     credentials: checked.credentials ?? [],
   };
   if (checked.resources) grant.resources = checked.resources;
+  // Left out when empty, so a definition that names no computer keeps the digest it always had.
+  if (checked.computers?.length) grant.computers = checked.computers;
   return grant;
 }) as unknown as z.ZodType<ToolGrant>;
 
