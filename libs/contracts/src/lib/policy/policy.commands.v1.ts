@@ -88,6 +88,12 @@ export const PolicyErrorCodes = {
   attentionNotFound: 'attention_not_found',
   /** The attention was already approved, rejected, expired or withdrawn; the message names which. */
   attentionAlreadyAnswered: 'attention_already_answered',
+  /** computerKeyGrant: no computer of that name is registered in the workspace. */
+  computerNotFound: 'computer_not_found',
+  /** computerKeyGrant: the computer has no key to grant (a `local` computer). */
+  computerWithoutKey: 'computer_without_key',
+  /** computerKeyGrant: the registry did not answer, or answered a record that cannot be read; retryable. */
+  computerUnavailable: 'computer_unavailable',
 } as const;
 
 const attentionRef = z.object({ workspaceId, attentionId: id });
@@ -112,11 +118,6 @@ export const PolicyCommands = {
   ),
   getAttention: defineCommand('policy.attention.get', attentionRef, AttentionSchema),
   /**
-   * An attention that asks nothing of policy: a run tells a person what it could not settle
-   * itself (an effect whose outcome is unknown), with the evidence. Raising the same kind for
-   * the same run and effect again answers the record already raised.
-   */
-  /**
    * A single-use grant for a registered computer's key, for the sandbox's probes. Policy reads the
    * record from its owner, so only a key an operator registered as a computer's can be granted
    * this way; every grant is recorded as `policy.computer_key_granted`.
@@ -126,6 +127,11 @@ export const PolicyCommands = {
     z.strictObject({ workspaceId, computer: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/), purpose: z.enum(['probe']) }),
     z.object({ credential: z.string(), token: z.string() }),
   ),
+  /**
+   * An attention that asks nothing of policy: a run tells a person what it could not settle
+   * itself (an effect whose outcome is unknown), with the evidence. Raising the same kind for
+   * the same run and effect again answers the record already raised.
+   */
   raiseAttention: defineCommand(
     'policy.attention.raise',
     z.object({

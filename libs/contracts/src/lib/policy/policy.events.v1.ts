@@ -63,6 +63,8 @@ export const PolicyDecidedV1 = z.object({
   deploymentId: id.optional(),
   /** The effective digest the compiled grants were bound to, when the run is known. */
   effectiveDigest: sha256.optional(),
+  /** The registered computer the call was to run on, when it named one. */
+  computer: z.string().optional(),
 });
 
 export const AttentionScopeSchema = z.enum(['once', 'run']);
@@ -86,6 +88,17 @@ export const AttentionExpiredV1 = z.object({ deadline: z.iso.datetime() });
 /** Closed without an answer because what it asked about can no longer happen (its deployment was revoked). */
 export const AttentionWithdrawnV1 = z.object({ reason: z.string().max(1000) });
 
+/**
+ * Policy signed a single-use grant for a registered computer's key outside any run (a sandbox
+ * probe); recorded on `policykeys-<workspaceId>`. The token itself is never recorded.
+ */
+export const ComputerKeyGrantedV1 = z.object({
+  computer: z.string().min(1).max(63),
+  credential: z.string().min(1).max(63),
+  purpose: z.enum(['probe']),
+  grantId: id,
+});
+
 export const PolicyEvents = {
   'policy.decided': PolicyDecidedV1,
   'attention.requested': AttentionRequestedV1,
@@ -93,6 +106,7 @@ export const PolicyEvents = {
   'attention.rejected': AttentionRejectedV1,
   'attention.expired': AttentionExpiredV1,
   'attention.withdrawn': AttentionWithdrawnV1,
+  'policy.computer_key_granted': ComputerKeyGrantedV1,
 } as const;
 
 export type PolicyEventType = keyof typeof PolicyEvents;
@@ -105,6 +119,13 @@ export const ATTENTION_DEADLINE_PURPOSE = 'attention_deadline';
 
 export const policyStream = (runId: string): string => `${POLICY_STREAM_CATEGORY}-${runId}`;
 export const attentionStream = (attentionId: string): string => `${ATTENTION_STREAM_CATEGORY}-${attentionId}`;
+export const POLICY_KEYS_STREAM_CATEGORY = 'policykeys';
+/** The run the grants of computer probes name: they belong to no run. */
+export const COMPUTER_PROBE_RUN_ID = 'computer-probe';
+/** The tool a computer key grant names, in runs and probes alike. */
+export const computerGrantTool = (computer: string): string => `computer:${computer}`;
+/** Where a workspace's computer key grants outside runs are recorded. */
+export const policyKeysStream = (workspaceId: string): string => `${POLICY_KEYS_STREAM_CATEGORY}-${workspaceId}`;
 
 export function registerPolicyEvents(registry: EventRegistry): EventRegistry {
   return registry.registerFirstVersions(PolicyEvents);
