@@ -6,6 +6,7 @@ import { AnswerAttention } from './attention/usecases/answer-attention';
 import { RaiseAttention } from './attention/usecases/raise-attention';
 import { ReadAttention } from './attention/usecases/read-attention';
 import { Authorize } from './authorize/authorize';
+import { GrantComputerKey } from './computers/usecases/grant-computer-key';
 
 type Req<K extends keyof typeof PolicyCommands> = z.output<(typeof PolicyCommands)[K]['request']>;
 
@@ -17,6 +18,7 @@ export class PolicyCommandHandlers {
     private readonly answerAttention: AnswerAttention,
     private readonly readAttention: ReadAttention,
     private readonly raiseAttention: RaiseAttention,
+    private readonly grantComputerKey: GrantComputerKey,
   ) {}
 
   @OnCommand(PolicyCommands.authorize)
@@ -42,6 +44,11 @@ export class PolicyCommandHandlers {
   @OnCommand(PolicyCommands.raiseAttention)
   raise(request: Req<'raiseAttention'>): Promise<AttentionView> {
     return this.raiseAttention.execute(request);
+  }
+
+  @OnCommand(PolicyCommands.computerKeyGrant)
+  computerKey(request: Req<'computerKeyGrant'>): Promise<{ credential: string; token: string }> {
+    return this.grantComputerKey.execute(request);
   }
 
   @OnCommand(PolicyCommands.getAttention)

@@ -6,6 +6,8 @@ import { AnswerAttention } from './attention/usecases/answer-attention';
 import { RaiseAttention } from './attention/usecases/raise-attention';
 import { ReadAttention } from './attention/usecases/read-attention';
 import { Authorize } from './authorize/authorize';
+import { ReadComputer } from './computers/read-computer';
+import { GrantComputerKey } from './computers/usecases/grant-computer-key';
 import { ApplyDeploymentEvent } from './deployments/apply-deployment-event';
 import { DeploymentEventsConsumer } from './deployments/deployment-events.consumer';
 import { PolicyCommandHandlers } from './policy.handlers';
@@ -18,7 +20,8 @@ const POLICY_EVENT_SCHEMAS = Symbol('POLICY_EVENT_SCHEMAS');
 
 /**
  * Compiled grants, authorisation decisions and attention records. Needs the global providers of
- * BusModule and EventStoreModule; reaches the scheduler only through its commands and events.
+ * BusModule and EventStoreModule; reaches the scheduler only through its commands and events, and
+ * the sandbox's registry of computers only through its commands.
  */
 @Module({})
 export class PolicyModule {
@@ -42,7 +45,9 @@ export class PolicyModule {
         ReadAttention,
         RaiseAttention,
         DeadlineTimersConsumer,
+        ReadComputer,
         Authorize,
+        GrantComputerKey,
         PolicyCommandHandlers,
       ],
     };

@@ -15,6 +15,8 @@ export interface PolicyModuleOptions {
   credentialGrantTtlSeconds?: number;
   /** How long to wait for the scheduler to accept a deadline timer, in milliseconds. */
   timerRequestTimeoutMs?: number;
+  /** How long to wait for the sandbox service to answer a computer's record, in milliseconds. */
+  computerRequestTimeoutMs?: number;
   clock?: () => Date;
   log?: PolicyLog;
 }
@@ -24,6 +26,7 @@ export interface ResolvedPolicyOptions {
   defaultApprovalTimeoutSeconds: number;
   credentialGrantTtlSeconds: number;
   timerRequestTimeoutMs: number;
+  computerRequestTimeoutMs: number;
   clock: () => Date;
   log: PolicyLog;
 }
@@ -36,10 +39,11 @@ export function resolvePolicyOptions(options: PolicyModuleOptions = {}): Resolve
     defaultApprovalTimeoutSeconds: options.defaultApprovalTimeoutSeconds ?? 900,
     credentialGrantTtlSeconds: options.credentialGrantTtlSeconds ?? 60,
     timerRequestTimeoutMs: options.timerRequestTimeoutMs ?? 5_000,
+    computerRequestTimeoutMs: options.computerRequestTimeoutMs ?? 3_000,
     clock: options.clock ?? (() => new Date()),
     log: options.log ?? (() => undefined),
   };
-  for (const key of ['defaultApprovalTimeoutSeconds', 'credentialGrantTtlSeconds', 'timerRequestTimeoutMs'] as const) {
+  for (const key of ['defaultApprovalTimeoutSeconds', 'credentialGrantTtlSeconds', 'timerRequestTimeoutMs', 'computerRequestTimeoutMs'] as const) {
     if (!Number.isFinite(resolved[key]) || resolved[key] <= 0) throw new Error(`policy option ${key} must be a positive number`);
   }
   return resolved;

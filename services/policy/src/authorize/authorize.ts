@@ -4,12 +4,14 @@ import { v7 as uuidv7 } from 'uuid';
 import {
   ATTENTION_DEADLINE_PURPOSE,
   attentionStream,
+  computerGrantTool,
   policyStream,
   redactJson,
   redactResource,
   SchedulerCommands,
   signCredentialGrant,
   type AuthorizeRequest,
+  type Approval,
   type AuthorizeResult,
   type DecisionReasonCode,
   type PolicyEventData,
@@ -21,7 +23,9 @@ import { commitAnswer, type AttentionRow } from '../attention/attention.rows';
 import { decide as decideAttention } from '../attention/attention.decider';
 import { attentionState } from '../attention/attention.rows';
 import { deadlineTimerId, SYSTEM_ACTOR } from '../attention/usecases/answer-attention';
-import { grantsDigest, type CompiledGrant, type GrantSet } from '../grants/compile-grants';
+import { composeComputer, type ComputerCheck, type ComputerLookup } from '../computers/compose-computer';
+import { ReadComputer } from '../computers/read-computer';
+import { grantsDigest, storedGrant, type CompiledGrant, type GrantSet } from '../grants/compile-grants';
 import { checkCall } from '../grants/evaluate-call';
 import { POLICY_OPTIONS, type ResolvedPolicyOptions } from '../policy.options';
 import { CatchUpRun } from '../runs/catch-up-run';
@@ -37,7 +41,11 @@ interface Verdict {
   grant?: CompiledGrant;
   /** An open attention whose deadline timer is not known to be set. */
   needsTimer?: AttentionRow;
+  /** On allow of a call on an ssh computer: whose key the answer grants. */
+  computerKey?: { computer: string; credential: string };
 }
+
+type OnComputer = Extract<ComputerCheck, { ok: true }>;
 
 const GRANT_SET_CACHE_SIZE = 500;
 const ATTEMPTS = 8;
@@ -62,14 +70,17 @@ export class Authorize {
     private readonly bus: CommandBus,
     @Inject(POLICY_OPTIONS) private readonly options: ResolvedPolicyOptions,
     private readonly catchUp: CatchUpRun,
+    private readonly computers: ReadComputer,
   ) {}
 
   async execute(request: AuthorizeRequest): Promise<AuthorizeResult> {
+    // Read before the run's row is locked: no decision of the run waits on another service.
+    const computer = request.computer !== undefined && request.tool === 'run_command' ? await this.computers.lookup(request.workspaceId, request.computer) : null;
     let caughtUp = false;
     for (let attempt = 1; ; attempt++) {
       try {
         const verdict = await this.store.transaction(async (client) => {
-          const verdict = await this.decide(client, request);
+          const verdict = await this.decide(client, request, computer);
           // Policy follows runs and deployments from the bus; one it has not applied yet is read from the store, then decided again.
           if (!caughtUp && NOT_YET_KNOWN.has(verdict.code)) throw new NotYetKnown();
           await this.record(client, request, verdict);
@@ -91,7 +102,7 @@ export class Authorize {
     }
   }
 
-  private async decide(client: PoolClient, request: AuthorizeRequest): Promise<Verdict> {
+  private async decide(client: PoolClient, request: AuthorizeRequest, computer: ComputerLookup | null): Promise<Verdict> {
     // The run's row lock makes concurrent decisions of one run queue: each appends to the
     // run's decision stream, and racing for its next version would only fail and retry.
     const { rows: runs } = await client.query<{ workspace_id: string; deployment_id: string; effective_digest: string }>(
@@ -119,14 +130,47 @@ export class Authorize {
     const check = checkCall(request, grants);
     if (!check.ok) return deny(check.code, check.text, pinned);
     const grant = check.grant;
-    if (grant.approval === 'never') return { decision: 'allow', code: 'granted', text: `${grant.tool} is granted without approval`, grant, ...pinned };
+    let onComputer: OnComputer | null = null;
+    if (request.computer !== undefined) {
+      const composed = composeComputer(computer ?? { ok: false, reason: 'unanswered', text: `computer "${request.computer}" was not read` }, request);
+      if (!composed.ok) return deny(composed.code, composed.text, pinned);
+      onComputer = composed;
+    }
+    const verdict = await this.decideApproval(client, request, grant, check.resourceKey, onComputer, run.deployment_id, pinned);
+    if (verdict.decision === 'allow' && onComputer?.keyCredential) verdict.computerKey = { computer: onComputer.name, credential: onComputer.keyCredential };
+    return verdict;
+  }
 
-    const { rows: runApprovals } = await client.query<{ attention_id: string }>(
-      `SELECT attention_id FROM policy.run_approvals WHERE run_id = $1 AND tool = $2 AND verb = $3 AND resource_key = $4`,
-      [request.runId, request.tool, request.verb, check.resourceKey],
-    );
-    if (runApprovals[0]) {
-      return { decision: 'allow', code: 'approved_for_run', text: 'an identical call was approved for this run', approvalId: runApprovals[0].attention_id, grant, ...pinned };
+  /**
+   * The approval a granted call needs: the grant's, or a person's for every call on a computer
+   * whose policy asks (the stricter wins). Under the computer's `explicit` approval mode nothing
+   * but an answer to this very call covers it.
+   */
+  private async decideApproval(
+    client: PoolClient,
+    request: AuthorizeRequest,
+    grant: CompiledGrant,
+    resourceKey: string,
+    onComputer: OnComputer | null,
+    deploymentId: string,
+    pinned: Partial<Verdict>,
+  ): Promise<Verdict> {
+    const computerAsks = onComputer?.requirement === 'ask';
+    const approval: Approval = computerAsks ? 'always' : grant.approval;
+    if (approval === 'never') {
+      const text = onComputer ? `${grant.tool} is granted without approval on computer "${onComputer.name}"` : `${grant.tool} is granted without approval`;
+      return { decision: 'allow', code: 'granted', text, grant, ...pinned };
+    }
+    const everyCall = computerAsks && onComputer!.approval === 'explicit';
+
+    if (!everyCall) {
+      const { rows: runApprovals } = await client.query<{ attention_id: string }>(
+        `SELECT attention_id FROM policy.run_approvals WHERE run_id = $1 AND tool = $2 AND verb = $3 AND resource_key = $4`,
+        [request.runId, request.tool, request.verb, resourceKey],
+      );
+      if (runApprovals[0]) {
+        return { decision: 'allow', code: 'approved_for_run', text: 'an identical call was approved for this run', approvalId: runApprovals[0].attention_id, grant, ...pinned };
+      }
     }
 
     const { rows: live } = await client.query<AttentionRow>(
@@ -134,17 +178,22 @@ export class Authorize {
       [request.runId, request.callDigest],
     );
     const existing = live[0];
-    if (existing) return this.decideWithAttention(client, existing, grant, pinned);
-    return this.requestAttention(client, request, grant, check.resourceKey, run.deployment_id, pinned);
+    if (existing) return this.decideWithAttention(client, existing, grant, pinned, everyCall);
+    const text = computerAsks
+      ? `commands on computer "${onComputer!.name}" need a person's approval (${everyCall ? 'its approval mode is explicit: every call is asked' : 'an approval for the run covers identical calls'})`
+      : undefined;
+    return this.requestAttention(client, request, { ...grant, approval }, resourceKey, deploymentId, pinned, text);
   }
 
-  private async decideWithAttention(client: PoolClient, row: AttentionRow, grant: CompiledGrant, pinned: Partial<Verdict>): Promise<Verdict> {
+  /** `everyCall`: an approval covers the one call it answered, whatever its scope. */
+  private async decideWithAttention(client: PoolClient, row: AttentionRow, grant: CompiledGrant, pinned: Partial<Verdict>, everyCall = false): Promise<Verdict> {
     const approvalId = row.attention_id;
     switch (row.state) {
       case 'approved':
-        if (row.scope === 'once') {
+        if (row.scope === 'once' || everyCall) {
           await client.query(`UPDATE policy.attention SET consumed_at = now() WHERE attention_id = $1`, [approvalId]);
-          return { decision: 'allow', code: 'approved_once', text: 'this call was approved once; the approval is now used', approvalId, grant, ...pinned };
+          const text = everyCall ? 'this call was approved; on a computer whose approval mode is explicit an approval covers one call' : 'this call was approved once; the approval is now used';
+          return { decision: 'allow', code: 'approved_once', text, approvalId, grant, ...pinned };
         }
         return { decision: 'allow', code: 'approved_for_run', text: 'this call was approved for the run', approvalId, grant, ...pinned };
       case 'open': {
@@ -179,6 +228,7 @@ export class Authorize {
     resourceKey: string,
     deploymentId: string,
     pinned: Partial<Verdict>,
+    computerText?: string,
   ): Promise<Verdict> {
     const { rows: runRows } = await client.query<{ version_digest: string }>(`SELECT version_digest FROM policy.runs WHERE run_id = $1`, [request.runId]);
     const attentionId = uuidv7();
@@ -219,7 +269,7 @@ export class Authorize {
     return {
       decision: 'approval_required',
       code: firstUse ? 'first_use' : 'approval_required',
-      text: firstUse ? `the first ${grant.tool} call of this kind in the run needs approval` : `${grant.tool} calls need approval`,
+      text: computerText ?? (firstUse ? `the first ${grant.tool} call of this kind in the run needs approval` : `${grant.tool} calls need approval`),
       approvalId: attentionId,
       needsTimer: rows[0],
       ...pinned,
@@ -250,7 +300,7 @@ export class Authorize {
       this.options.log('error', 'compiled grants do not match their digest', { effectiveDigest });
       return null;
     }
-    const verified = { effectiveDigest, grants: row.grants, grantsDigest: row.grants_digest };
+    const verified = { effectiveDigest, grants: row.grants.map(storedGrant), grantsDigest: row.grants_digest };
     this.verifiedGrantSets.set(effectiveDigest, verified);
     if (this.verifiedGrantSets.size > GRANT_SET_CACHE_SIZE) this.verifiedGrantSets.delete(this.verifiedGrantSets.keys().next().value!);
     return verified;
@@ -268,6 +318,7 @@ export class Authorize {
       ...(verdict.approvalId ? { approvalId: verdict.approvalId } : {}),
       ...(verdict.deploymentId ? { deploymentId: verdict.deploymentId } : {}),
       ...(verdict.effectiveDigest ? { effectiveDigest: verdict.effectiveDigest } : {}),
+      ...(request.computer !== undefined ? { computer: request.computer } : {}),
     };
     const stream = policyStream(request.runId);
     // A call naming another workspace's run is still recorded, on the stream's own workspace.
@@ -283,8 +334,15 @@ export class Authorize {
   private answer(request: AuthorizeRequest, verdict: Verdict): AuthorizeResult {
     const result: AuthorizeResult = { decision: verdict.decision, reason: { code: verdict.code, text: verdict.text } };
     if (verdict.approvalId) result.approvalId = verdict.approvalId;
+    const expiresAt = new Date(this.options.clock().getTime() + 1_000 * this.options.credentialGrantTtlSeconds).toISOString();
+    if (verdict.decision === 'allow' && verdict.computerKey) {
+      const { computer, credential } = verdict.computerKey;
+      result.computerGrant = signCredentialGrant(
+        { grantId: uuidv7(), workspaceId: request.workspaceId, runId: request.runId, tool: computerGrantTool(computer), credential, expiresAt },
+        this.options.signingKey,
+      );
+    }
     if (verdict.decision === 'allow' && request.credentials.length > 0) {
-      const expiresAt = new Date(this.options.clock().getTime() + 1_000 * this.options.credentialGrantTtlSeconds).toISOString();
       result.credentialGrants = [...new Set(request.credentials)].sort().map((credential) => ({
         credential,
         token: signCredentialGrant(

@@ -1,4 +1,5 @@
-import { compileGrants } from './compile-grants';
+import { canonicalJson, sha256Hex } from '@packetagent/contracts';
+import { compileGrants, grantsDigest, storedGrant } from './compile-grants';
 
 const digest = 'e'.repeat(64);
 
@@ -28,7 +29,48 @@ describe(compileGrants.name, () => {
       { tool: 'files', verbs: ['read', 'format'], resources: ['../outside'], approval: 'never', credentials: [] },
       'not a grant',
     ]);
-    expect(set.grants).toEqual([{ tool: 'files', verbs: ['read'], resources: [], approval: 'never', credentials: [], approvalTimeoutSeconds: null }]);
+    expect(set.grants).toEqual([{ tool: 'files', verbs: ['read'], resources: [], approval: 'never', credentials: [], approvalTimeoutSeconds: null, computers: null }]);
     expect(issues.map((issue) => issue.index)).toEqual([0, 1, 2]);
+  });
+
+  it('compiles the computers of run_command sorted and once each, null when the grant names none', () => {
+    const { set, issues } = compileGrants(digest, [
+      { tool: 'run_command', verbs: ['exec'], resources: ['make *'], approval: 'never', credentials: [], computers: ['build-box', 'arm-runner', 'build-box'] },
+      { tool: 'files', verbs: ['read'], resources: ['reports/**'], approval: 'never', credentials: [] },
+    ]);
+    expect(issues).toEqual([]);
+    expect(set.grants.map((grant) => [grant.tool, grant.computers])).toEqual([
+      ['files', null],
+      ['run_command', ['arm-runner', 'build-box']],
+    ]);
+  });
+
+  it('leaves out computer names that are not valid, and computers on any other tool, granting less', () => {
+    const { set, issues } = compileGrants(digest, [
+      { tool: 'run_command', verbs: ['exec'], resources: ['make *'], computers: ['Build Box', 'arm-runner'] },
+      { tool: 'http_fetch', verbs: ['GET'], resources: ['https://ci.example.com/*'], computers: ['arm-runner'] },
+      { tool: 'files', verbs: ['read'], resources: ['reports/**'], computers: ['../x'] },
+    ]);
+    expect(set.grants.map((grant) => [grant.tool, grant.computers])).toEqual([
+      ['files', null],
+      ['http_fetch', null],
+      ['run_command', ['arm-runner']],
+    ]);
+    expect(issues).toEqual([
+      { index: 0, message: 'a computer name is not valid' },
+      { index: 1, message: 'http_fetch takes no computers' },
+      { index: 2, message: 'files takes no computers' },
+    ]);
+  });
+
+  it('keeps the digest grants without computers had before computers existed', () => {
+    const tools = [{ tool: 'run_command', verbs: ['exec'], resources: ['git status'], approval: 'never', credentials: ['ci_token'] }];
+    const { set } = compileGrants(digest, tools);
+    const before = [{ tool: 'run_command', verbs: ['exec'], resources: ['git status'], approval: 'never', credentials: ['ci_token'], approvalTimeoutSeconds: null }];
+    expect(set.grantsDigest).toBe(sha256Hex(canonicalJson({ effectiveDigest: digest, grants: before })));
+    // A set stored before computers existed verifies, and reads as naming none.
+    expect(grantsDigest(digest, before as never)).toBe(set.grantsDigest);
+    expect(storedGrant(before[0] as never).computers).toBeNull();
+    expect(compileGrants(digest, [{ ...tools[0], computers: ['arm-runner'] }]).set.grantsDigest).not.toBe(set.grantsDigest);
   });
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   APPROVAL_STRICTNESS,
   canonicalJson,
+  ComputerNameSchema,
   isKnownTool,
   KNOWN_TOOLS,
   normaliseResource,
@@ -21,6 +22,8 @@ export interface CompiledGrant {
   credentials: string[];
   /** Deadline of an approval for this tool, when the grant sets one. */
   approvalTimeoutSeconds: number | null;
+  /** run_command only: the registered computers its calls may run on, sorted; null for the local sandbox only. */
+  computers: string[] | null;
 }
 
 export interface GrantSet {
@@ -42,6 +45,7 @@ const LimitGrant = z.object({
   approval: z.enum(APPROVAL_STRICTNESS as [Approval, ...Approval[]]).default('always'),
   credentials: z.array(z.string()).default([]),
   approvalTimeoutSeconds: z.number().int().positive().optional(),
+  computers: z.array(z.string()).optional(),
 });
 
 const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort();
@@ -72,6 +76,14 @@ export function compileGrants(effectiveDigest: string, tools: readonly JsonValue
       if (checked.ok) resources.push(checked.value);
       else issues.push({ index, message: checked.message });
     }
+    let computers: string[] | null = null;
+    if (grant.computers !== undefined && grant.tool !== 'run_command') {
+      issues.push({ index, message: `${grant.tool} takes no computers` });
+    } else if (grant.computers !== undefined) {
+      const named = grant.computers.filter((name) => ComputerNameSchema.safeParse(name).success);
+      if (named.length < grant.computers.length) issues.push({ index, message: 'a computer name is not valid' });
+      computers = named.length > 0 ? sorted(named) : null;
+    }
     byTool.set(grant.tool, {
       tool: grant.tool,
       verbs: sorted(grant.verbs.filter((verb) => known.includes(verb))),
@@ -80,12 +92,23 @@ export function compileGrants(effectiveDigest: string, tools: readonly JsonValue
       approval: grant.approval,
       credentials: sorted(grant.credentials),
       approvalTimeoutSeconds: grant.approvalTimeoutSeconds ?? null,
+      computers,
     });
   }
   const grants = [...byTool.values()].sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
   return { set: { effectiveDigest, grants, grantsDigest: grantsDigest(effectiveDigest, grants) }, issues };
 }
 
+/**
+ * A grant without computers is hashed without the field, so every set compiled before computers
+ * existed keeps its digest (and still verifies as stored).
+ */
 export function grantsDigest(effectiveDigest: string, grants: readonly CompiledGrant[]): string {
-  return sha256Hex(canonicalJson({ effectiveDigest, grants: grants as unknown as JsonValue }));
+  const hashed = grants.map(({ computers, ...rest }) => (computers === null || computers === undefined ? rest : { ...rest, computers }));
+  return sha256Hex(canonicalJson({ effectiveDigest, grants: hashed as unknown as JsonValue }));
+}
+
+/** A stored grant as compiled: sets stored before computers existed lack the field. */
+export function storedGrant(grant: CompiledGrant): CompiledGrant {
+  return { ...grant, computers: grant.computers ?? null };
 }

@@ -6,6 +6,8 @@ export interface Call {
   verb: string;
   resource: string | null;
   credentials: readonly string[];
+  /** The registered computer the call runs on; absent for the local sandbox. */
+  computer?: string | undefined;
 }
 
 export type CallCheck =
@@ -69,5 +71,13 @@ export function checkCall(call: Call, grants: GrantSet): CallCheck {
 
   const missing = call.credentials.filter((credential) => !grant.credentials.includes(credential));
   if (missing.length > 0) return deny('credential_not_granted', `${tool} is not granted the credential(s) ${missing.sort().join(', ')}`);
+
+  if (call.computer !== undefined) {
+    if (tool !== 'run_command') return deny('computer_not_granted', `${tool} calls do not run on computers`);
+    if (!grant.computers?.includes(call.computer)) return deny('computer_not_granted', `${tool} is not granted the computer "${call.computer}"`);
+    // A program name holds no ':', so this key is never a local command's: approvals of identical
+    // calls do not carry over between computers, nor to or from the local sandbox.
+    resourceKey = `computer:${call.computer} ${resourceKey}`;
+  }
   return { ok: true, grant, resourceKey };
 }

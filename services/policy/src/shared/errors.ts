@@ -27,3 +27,25 @@ export class UnknownRunError extends DomainError {
     super(`run ${runId} is not known to policy yet`);
   }
 }
+
+/** computerKeyGrant: the workspace has no computer of that name. */
+export class ComputerNotFoundError extends DomainError {
+  readonly code = PolicyErrorCodes.computerNotFound;
+  constructor(computer: string) {
+    super(`no computer "${computer}" is registered in this workspace`);
+  }
+}
+
+/** computerKeyGrant: the computer has no key to grant (a `local` computer). */
+export class ComputerWithoutKeyError extends DomainError {
+  readonly code = PolicyErrorCodes.computerWithoutKey;
+  constructor(computer: string) {
+    super(`computer "${computer}" is not reached over ssh: it has no key to grant`);
+  }
+}
+
+/** computerKeyGrant: the registry did not answer, or its record cannot be read; retry shortly. */
+export class ComputerUnavailableError extends DomainError {
+  readonly code = PolicyErrorCodes.computerUnavailable;
+  override readonly retryable = true;
+}

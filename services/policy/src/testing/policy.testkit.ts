@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { Test } from '@nestjs/testing';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { z } from 'zod';
-import { BusModule, CommandBus, topology } from '@packetagent/bus';
+import { BusModule, CommandBus, topology, type Topology } from '@packetagent/bus';
 import {
   EventRegistry,
   PolicyCommands,
@@ -30,6 +30,9 @@ export interface PolicyHarness {
   scheduler: SchedulerStandIn;
   store: PostgresEventStore;
   db: TestDatabase;
+  /** The bus connection and subjects of this harness, for test doubles of other services. */
+  testBus: TestBus;
+  topology: Topology;
   workspaceId: string;
   close(): Promise<void>;
 }
@@ -68,6 +71,8 @@ export async function startPolicy(options: { policy?: PolicyModuleOptions; repli
     scheduler,
     store,
     db,
+    testBus,
+    topology: topo,
     workspaceId: `ws_${Math.random().toString(36).slice(2, 10)}`,
     close: async () => {
       await scheduler.stop();
