@@ -112,6 +112,20 @@ describe(VaultCommandsHandler.name, () => {
     expect(rejections.map((error) => error.code)).toEqual(Array(5).fill('credential_grant_used'));
   });
 
+  it('redeems a computer key grant as policy signs it, in a run or for a probe, once', async () => {
+    await put('ws_a', 'build_box_key', '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAkeySecret\n-----END OPENSSH PRIVATE KEY-----');
+    for (const runId of ['run-9', 'computer-probe']) {
+      const grant = issuer.grant({ workspaceId: 'ws_a', credential: 'build_box_key', runId, tool: 'computer:build-box' });
+      expect(await resolve(grant)).toMatchObject({ name: 'build_box_key', value: expect.stringContaining('keySecret') });
+      expect(await refused(resolve(grant))).toMatchObject({ code: 'credential_grant_used' });
+    }
+    const events = await store.readStream(credentialStream('ws_a', 'build_box_key'));
+    expect(events.filter((event) => event.type === 'credential.resolved').map((event) => event.data)).toEqual([
+      expect.objectContaining({ runId: 'run-9', tool: 'computer:build-box' }),
+      expect.objectContaining({ runId: 'computer-probe', tool: 'computer:build-box' }),
+    ]);
+  });
+
   it('refuses an expired grant, a forged grant, and a grant for a credential that is not in its workspace', async () => {
     await put('ws_a', 'ops_hook', 'hook-secret-value-123');
     const expired = await refused(resolve(issuer.grant({ workspaceId: 'ws_a', credential: 'ops_hook', expiresAt: new Date(Date.now() - 1_000).toISOString() })));
