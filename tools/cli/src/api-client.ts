@@ -34,7 +34,7 @@ function apiError(response: Response, text: string): ApiError {
   }
   if (isRecord(problem) && typeof problem['title'] === 'string') {
     const detail = typeof problem['detail'] === 'string' && problem['detail'] ? `: ${problem['detail']}` : '';
-    return new ApiError(response.status, `${problem['title']}${detail}`, issuesOf(problem));
+    return new ApiError(response.status, `${problem['title']}${detail}`, issuesOf(problem), problem);
   }
   return new ApiError(response.status, `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`, []);
 }

@@ -9,6 +9,7 @@ import { registerMigrationCommands } from './commands/migrate';
 import { registerAuditCommands } from './commands/audit';
 import { registerQuarantineCommands } from './commands/quarantine';
 import { registerSandboxCommands } from './commands/sandbox';
+import { registerComputerCommands } from './commands/computer';
 import { getPayload } from './commands/payload';
 import { replayProjection, type ReplayOptions } from './commands/replay';
 import type { CommandContext } from './context';
@@ -23,6 +24,8 @@ export interface CliIo {
   /** Relative file paths are read from here. */
   cwd: string;
   readStdin(): Promise<string>;
+  /** Asks a yes/no question on the terminal; absent when standard input is not a terminal (there is nobody to ask). */
+  confirm?(question: string): Promise<boolean>;
 }
 
 interface GlobalOptions {
@@ -199,6 +202,11 @@ function buildProgram(io: CliIo): Command {
       const options = command.optsWithGlobals<GlobalOptions>();
       return { stdout: (text) => io.stdout(text), stderr: (text) => io.stderr(text), apiKey: options.apiKey || io.env['PACKETAGENT_API_KEY'] || '', json: options.json === true };
     },
+    positiveInteger,
+  });
+  registerComputerCommands(program, {
+    context: (command) => contextFor(command, io),
+    io: () => ({ ...(io.confirm ? { confirm: (question: string) => io.confirm!(question) } : {}), now: () => Date.now() }),
     positiveInteger,
   });
 

@@ -51,8 +51,16 @@ export class ApiError extends CliError {
     readonly status: number,
     message: string,
     issues: readonly Issue[],
+    /** The problem+json body, for a command that acts on a particular refusal; null when there was none. */
+    readonly problem: Readonly<Record<string, unknown>> | null = null,
   ) {
     super(message, status === 401 || status === 403 ? ExitCode.auth : ExitCode.failure, issues);
+  }
+
+  /** The problem's stable `code`, e.g. `host_key_unpinned`. */
+  get code(): string | null {
+    const code = this.problem?.['code'];
+    return typeof code === 'string' ? code : null;
   }
 }
 

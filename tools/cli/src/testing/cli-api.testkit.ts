@@ -52,8 +52,8 @@ export class CliApi {
     await new Promise((done) => this.server?.close(done) ?? done(undefined));
   }
 
-  /** Runs `packetagent <argv>` against this server, in workspace ws_demo with an API key. */
-  async cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  /** Runs `packetagent <argv>` against this server, in workspace ws_demo with an API key; `terminal` stands for a person at a terminal. */
+  async cli(argv: string[], terminal: Pick<CliIo, 'confirm'> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
     const out = { stdout: '', stderr: '' };
     const io: CliIo = {
       stdout: (text) => (out.stdout += text),
@@ -61,6 +61,7 @@ export class CliApi {
       env: { PACKETAGENT_API_URL: `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`, PACKETAGENT_API_KEY: 'pa_key1_secret', PACKETAGENT_WORKSPACE: 'ws_demo' },
       cwd: process.cwd(),
       readStdin: () => Promise.resolve(''),
+      ...terminal,
     };
     const code = await runCli(argv, io);
     return { code, ...out };
