@@ -108,6 +108,7 @@ export class ToolRegistry {
       mutating: descriptor.mutating(args, this.environment.config),
       idempotentByKey: descriptor.idempotentByKey(args, this.environment.config),
       credentials: descriptor.credentials(args),
+      computer: descriptor.target?.(args) ?? null,
       args,
       redactedArgs,
       callDigest: sha256Hex(canonicalJson({ tool: name, verb, resource, redactedArgs })),
@@ -137,7 +138,7 @@ export class ToolRegistry {
     } catch (error) {
       throw new ToolNotAuthorizedError('the planned call no longer matches its arguments', { cause: error });
     }
-    if (replanned.callDigest !== planned.callDigest || replanned.verb !== planned.verb || replanned.resource !== planned.resource) {
+    if (replanned.callDigest !== planned.callDigest || replanned.verb !== planned.verb || replanned.resource !== planned.resource || replanned.computer !== planned.computer) {
       throw new ToolNotAuthorizedError('the planned call no longer matches its arguments');
     }
     if (ctx.signal.aborted) throw new ToolAbortedError(`${planned.tool} call ${planned.callId} was aborted before it started`, { cause: ctx.signal.reason });
@@ -156,6 +157,7 @@ export class ToolRegistry {
       output: boundOutput(scrubJson(outcome.output, secrets)),
       summary: scrubText(outcome.summary, secrets),
       ...(outcome.error ? { error: { code: outcome.error.code, message: scrubText(outcome.error.message, secrets) } } : {}),
+      ...(outcome.lost ? { lost: { cause: outcome.lost.cause, detail: scrubText(outcome.lost.detail, secrets) } } : {}),
     };
   }
 

@@ -26,6 +26,8 @@ export interface OperationDescriptor<Args = unknown> {
   idempotentByKey(args: Args, config: ToolsConfig): boolean;
   /** Credential names the call needs, resolved through single-use grants. */
   credentials(args: Args): string[];
+  /** The registered computer the call runs on (policy composes its policy); null or absent for the local sandbox. */
+  target?(args: Args): string | null;
   /** The arguments with secrets and bulky content cut, for events and approvals. */
   redact(args: Args): JsonValue;
   /** Control tools are interpreted by the supervisor, never executed by the registry. */
@@ -41,6 +43,8 @@ export interface PlannedCall {
   mutating: boolean;
   idempotentByKey: boolean;
   credentials: string[];
+  /** The registered computer the call runs on; null for the local sandbox. */
+  computer: string | null;
   args: unknown;
   redactedArgs: JsonValue;
   /** SHA-256 of the canonical redacted call: what an approve-once covers. */
@@ -84,6 +88,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** URL patterns the run's browser grants name: every request of its pages must match one. */
   browserUrls?: readonly string[];
+  /** Policy's single-use grant for the key of the computer the call runs on, when it names one. */
+  computerGrant?: string;
 }
 
 /** Which call is given up: the run and the call's idempotency key. */
@@ -112,6 +118,11 @@ export interface ToolOutcome {
   /** One line for timelines and logs; never a secret. */
   summary: string;
   error?: { code: string; message: string };
+  /**
+   * The call's outcome is not known: the link to the computer it ran on broke while it ran. It
+   * is not a failure the far side reported, and never a success; the caller decides what follows.
+   */
+  lost?: { cause: 'transport_lost'; detail: string };
 }
 
 /** A tool as the model is shown it: structurally the same as the providers' ToolSpec. */
