@@ -40,18 +40,23 @@ export interface ComputerPolicy {
 
 export const CONSERVATIVE_COMPUTER_POLICY: Readonly<ComputerPolicy> = Object.freeze({ network: 'ask', write: 'ask', shell: 'ask', secrets: 'deny', approval: 'explicit' });
 
-const conservative = <T extends string>(values: readonly T[], fallback: T) => z.unknown().transform((value): T => (typeof value === 'string' && (values as readonly string[]).includes(value) ? (value as T) : fallback));
+function pick<T extends string>(values: readonly T[], value: unknown, fallback: T): T {
+  return typeof value === 'string' && (values as readonly string[]).includes(value) ? (value as T) : fallback;
+}
 
-/** Reads any policy object (stored or sent) with the conservative defaults filled in. */
-export const ComputerPolicySchema: z.ZodType<ComputerPolicy, unknown> = z
-  .object({
-    network: conservative(ACCESS_LEVELS, 'ask'),
-    write: conservative(ACCESS_LEVELS, 'ask'),
-    shell: conservative(ACCESS_LEVELS, 'ask'),
-    secrets: conservative(['allow', 'deny'] as const, 'deny'),
-    approval: conservative(APPROVAL_MODES, 'explicit'),
-  })
-  .catch({ ...CONSERVATIVE_COMPUTER_POLICY }) as unknown as z.ZodType<ComputerPolicy, unknown>;
+/** Any policy object (stored, sent or absent) with each missing or unknown value read as the conservative one. */
+export function readComputerPolicy(raw: unknown): ComputerPolicy {
+  const given = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  return {
+    network: pick(ACCESS_LEVELS, given['network'], CONSERVATIVE_COMPUTER_POLICY.network),
+    write: pick(ACCESS_LEVELS, given['write'], CONSERVATIVE_COMPUTER_POLICY.write),
+    shell: pick(ACCESS_LEVELS, given['shell'], CONSERVATIVE_COMPUTER_POLICY.shell),
+    secrets: pick(['allow', 'deny'] as const, given['secrets'], CONSERVATIVE_COMPUTER_POLICY.secrets),
+    approval: pick(APPROVAL_MODES, given['approval'], CONSERVATIVE_COMPUTER_POLICY.approval),
+  };
+}
+
+export const ComputerPolicySchema = z.unknown().optional().transform(readComputerPolicy);
 
 /** Strict form for what a client sends: a typo is an error there, not a silent default. */
 export const ComputerPolicyInputSchema = z.strictObject({

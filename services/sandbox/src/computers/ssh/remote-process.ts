@@ -15,7 +15,8 @@ export interface RemoteExit extends DriverExit {
 
 export interface RemoteProcess extends DriverProcess {
   readonly exited: Promise<RemoteExit>;
-  readonly pgid: number;
+  /** Null when the link broke before the command was seen to start. */
+  readonly pgid: number | null;
 }
 
 /** Signals the shell's own limits raise, named as the limits they are. */
@@ -57,7 +58,8 @@ export async function startRemote(link: SshLink, command: RemoteCommand, env: Re
   const stopWatching = link.onClose((reason) => (lostReason ??= reason));
   const closed = new Promise<void>((resolve) => channel.on('close', () => resolve()));
 
-  const started = new Promise<number>((resolve, reject) => {
+  // null: the link broke before the wrapper said it started, so whether the command runs is not known.
+  const started = new Promise<number | null>((resolve, reject) => {
     let pending = '';
     let found = false;
     channel.stderr.on('data', (chunk: Buffer) => {
@@ -77,13 +79,17 @@ export async function startRemote(link: SshLink, command: RemoteCommand, env: Re
       else reject(new DriverStartError(line.startsWith('refused ') ? line.slice('refused '.length) : `the computer answered ${line}`));
     });
     channel.stderr.on('end', () => stderr.end());
-    void closed.then(() => {
-      if (!found) reject(new DriverStartError(lostReason ?? `the session ended before the command started${status.seen ? ` (exit ${status.code ?? status.signal})` : ''}: is /bin/sh there?`));
-    });
+    const ended = () => {
+      if (found) return;
+      if (lostReason) return resolve(null);
+      reject(new DriverStartError(`the session ended before the command started${status.seen ? ` (exit ${status.code ?? status.signal})` : ''}: is /bin/sh there?`));
+    };
+    void closed.then(ended);
+    link.onClose(() => setImmediate(ended));
   });
   channel.end(environmentBlock(env));
 
-  let pgid: number;
+  let pgid: number | null;
   try {
     pgid = await started;
   } catch (error) {
@@ -96,6 +102,7 @@ export async function startRemote(link: SshLink, command: RemoteCommand, env: Re
   let killing: Promise<void> | null = null;
   const killTree = (): Promise<void> =>
     (killing ??= (async () => {
+      if (pgid === null) return;
       const via = link.isClosed ? await relink() : link;
       try {
         killConfirmed = await killGroup(via, pgid);
@@ -116,7 +123,7 @@ export async function startRemote(link: SshLink, command: RemoteCommand, env: Re
       await killTree();
       stdout.end();
       stderr.end();
-      return { exitCode: null, signal: null, limit: null, lost: reason, killConfirmed };
+      return { exitCode: null, signal: null, limit: null, lost: pgid === null ? `${reason} before the command was seen to start` : reason, killConfirmed };
     }
     if (killing) await killing;
     const limit = status.signal ? (SIGNAL_LIMITS[status.signal.replace(/^SIG/, '')] ?? null) : null;

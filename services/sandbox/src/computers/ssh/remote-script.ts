@@ -22,6 +22,7 @@ const WRAPPER = [
   'cwd=$1; n=$2; cpu=$3; fsize=$4; files=$5; shift 5',
   `refuse() { printf '${REMOTE_MARKER}refused %s\\n' "$1" >&2; exit ${REMOTE_REFUSED_STATUS}; }`,
   'cd -- "$cwd" 2>/dev/null || refuse "the directory $cwd does not exist on this computer"',
+  'unset OLDPWD',
   'real=$(pwd -P)',
   'inside=',
   'while [ "$n" -gt 0 ]; do',
@@ -89,7 +90,8 @@ export function environmentBlock(env: Readonly<Record<string, string>>): string 
  */
 export function killGroupCommandLine(pgid: number): string {
   if (!Number.isInteger(pgid) || pgid <= 1) throw new Error(`not a process group: ${pgid}`);
-  return `/bin/sh -c ${shellQuote(`kill -KILL -- -${pgid} 2>/dev/null; i=0; while kill -0 -- -${pgid} 2>/dev/null; do i=$((i + 1)); [ $i -gt 50 ] && { echo alive; exit 0; }; sleep 0.1 2>/dev/null || sleep 1; done; echo gone`)}`;
+  // `kill -s NAME --` is the form every POSIX shell's kill takes (dash refuses `kill -0 --`).
+  return `/bin/sh -c ${shellQuote(`kill -s KILL -- -${pgid} 2>/dev/null; i=0; while kill -s 0 -- -${pgid} 2>/dev/null; do i=$((i + 1)); [ $i -gt 50 ] && { echo alive; exit 0; }; sleep 0.1 2>/dev/null || sleep 1; done; echo gone`)}`;
 }
 
 /** The cwd on the computer: absolute as given, or relative to the first root; normalised, never with NUL. */
