@@ -11,6 +11,8 @@ function onPath(command) {
 const NEEDS = [
   { what: 'Chromium (the console browser tests)', present: () => existsSync(process.env.PACKETAGENT_CHROMIUM ?? '/usr/bin/chromium'), pkg: 'chromium' },
   { what: 'bubblewrap (the sandbox run_command runs in)', present: () => existsSync('/usr/bin/bwrap'), pkg: 'bubblewrap' },
+  { what: 'OpenSSH server (the computers tests run their own sshd)', present: () => existsSync('/usr/sbin/sshd'), pkg: 'openssh-server' },
+  { what: 'OpenSSH client (the computers benchmark compares against ssh)', present: () => existsSync('/usr/bin/ssh'), pkg: 'openssh-client' },
   { what: 'nats-server', present: () => onPath('nats-server'), pkg: 'nats-server' },
   { what: 'redis-server', present: () => onPath('redis-server'), pkg: 'redis-server' },
 ];

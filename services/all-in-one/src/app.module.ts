@@ -117,6 +117,7 @@ export class AppModule {
           allowPrivate: commaList(env.PACKETAGENT_HTTP_ALLOW_PRIVATE),
           docker: { ...(env.PACKETAGENT_SANDBOX_DOCKER_HOST ? { host: env.PACKETAGENT_SANDBOX_DOCKER_HOST } : {}), image: env.PACKETAGENT_SANDBOX_DOCKER_IMAGE },
           chromiumPath: env.PACKETAGENT_CHROMIUM,
+          computers: { probeIntervalMs: env.PACKETAGENT_COMPUTER_PROBE_INTERVAL_MS, staleAfterMs: env.PACKETAGENT_COMPUTER_STALE_AFTER_MS, connectTimeoutMs: env.PACKETAGENT_COMPUTER_CONNECT_TIMEOUT_MS },
           log,
         }),
         SchedulerModule.forRoot({

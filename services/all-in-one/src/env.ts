@@ -66,6 +66,10 @@ export const EnvSchema = z.object({
   /** Docker driver: the engine (`unix:///var/run/docker.sock` or `tcp://host:2375`) and the image commands run in. */
   PACKETAGENT_SANDBOX_DOCKER_HOST: z.string().optional(),
   PACKETAGENT_SANDBOX_DOCKER_IMAGE: z.string().default('node:20-bookworm-slim'),
+  /** Computers over SSH: the probe leader's interval, when status goes stale (`unknown`), and the connect timeout. */
+  PACKETAGENT_COMPUTER_PROBE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
+  PACKETAGENT_COMPUTER_STALE_AFTER_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(45_000),
+  PACKETAGENT_COMPUTER_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
   /** Chromium for the browser tool. */
   PACKETAGENT_CHROMIUM: z.string().default('/usr/bin/chromium'),
   PACKETAGENT_HTTP_ALLOW_PRIVATE: z.string().default(''),
