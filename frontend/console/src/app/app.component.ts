@@ -70,6 +70,7 @@ export class AppComponent {
     { path: 'budgets', label: 'Budgets' },
     { path: 'credentials', label: 'Credentials' },
     { path: 'sandbox', label: 'Sandbox' },
+    { path: 'computers', label: 'Computers' },
     { path: 'audit', label: 'Audit' },
     { path: 'admin', label: 'Admin' },
   ];

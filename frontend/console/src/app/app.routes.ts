@@ -17,6 +17,7 @@ export const routes: Routes = [
       { path: 'budgets', title: 'Budgets · PacketAgent', loadChildren: () => import('./features/budgets/budgets.routes') },
       { path: 'credentials', title: 'Credentials · PacketAgent', loadChildren: () => import('./features/credentials/credentials.routes') },
       { path: 'sandbox', loadChildren: () => import('./features/sandbox/sandbox.routes') },
+      { path: 'computers', loadChildren: () => import('./features/computers/computers.routes') },
       { path: 'audit', title: 'Audit · PacketAgent', loadChildren: () => import('./features/audit/audit.routes') },
       { path: 'admin', title: 'Administration · PacketAgent', loadChildren: () => import('./features/admin/admin.routes') },
     ],

@@ -15,8 +15,8 @@ export interface Caller {
 const PERMISSIONS: Record<Role, readonly string[]> = {
   viewer: ['inspect'],
   member: ['inspect', 'author', 'run-control'],
-  admin: ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'run-recovery', 'sandbox-exec', 'approve', 'admin'],
-  owner: ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'run-recovery', 'sandbox-exec', 'approve', 'admin'],
+  admin: ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'run-recovery', 'sandbox-exec', 'computer-manage', 'approve', 'admin'],
+  owner: ['inspect', 'author', 'deploy', 'deployment-control', 'run-control', 'run-recovery', 'sandbox-exec', 'computer-manage', 'approve', 'admin'],
 };
 
 /** Who is signed in, and what they may do in the workspace on screen. */
