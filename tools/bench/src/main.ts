@@ -23,6 +23,7 @@ import { hopTables } from './hops';
 import type { CpuWithServers } from './server-cpu';
 import { benchOperations, printOperations } from './operations.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
+import { benchComputers, type ComputersResults } from './computers.bench';
 import { benchSandbox, type SandboxResults } from './sandbox.bench';
 import { ratio, table } from './stats';
 
@@ -44,7 +45,7 @@ async function withFresh<T>(fn: (fresh: { db: TestDatabase; nc: NatsConnection; 
 }
 
 /** Phases in the order they run; PACKETAGENT_BENCH_PHASES (comma-separated) selects some of them. */
-const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution', 'operations', 'sandbox'] as const;
+const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution', 'operations', 'sandbox', 'computers'] as const;
 type Phase = (typeof PHASES)[number];
 
 function selectedPhases(): Set<Phase> {
@@ -192,6 +193,12 @@ async function main(): Promise<void> {
     const sandbox = await benchSandbox({ warmup: quick ? 5 : 20, count: quick ? 30 : 200 });
     results['sandbox'] = sandbox;
     printSandbox(sandbox);
+  }
+
+  if (phases.has('computers')) {
+    const computers = await benchComputers({ warmup: quick ? 5 : 20, count: quick ? 30 : 200 });
+    results['computers'] = computers;
+    printComputers(computers);
   }
 
   const dir = join(__dirname, '..', 'results');
@@ -399,6 +406,20 @@ main().catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });
+
+function printComputers(computers: ComputersResults): void {
+  process.stdout.write('\n(i) computers: start-to-exit of `true` one at a time on a computer (a local sshd) over a warm connection, through the sandbox service as a run\'s call (NATS request, the key grant redeemed at the vault, the wrapper\'s checks, the record) and with OpenSSH\'s ssh over a multiplexed master\n');
+  process.stdout.write(
+    table(
+      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs ssh'],
+      [
+        ['through the sandbox', computers.sandboxed.count, computers.sandboxed.p50, computers.sandboxed.p99, computers.sandboxed.max, ratio(computers.sandboxed.p50, computers.openssh.p50)],
+        ['ssh (ControlMaster)', computers.openssh.count, computers.openssh.p50, computers.openssh.p99, computers.openssh.max, '1.00x'],
+      ],
+    ),
+  );
+  process.stdout.write(`\ngoal: at most 1.5x ssh; ${computers.sandboxed.p50 <= 1.5 * computers.openssh.p50 ? 'met' : 'not met'}\n`);
+}
 
 function printSandbox(sandbox: SandboxResults): void {
   process.stdout.write(`\n(h) sandbox: start-to-exit of \`true\` one at a time, through the sandbox service (${sandbox.driver}: NATS request, checks, namespaces, control groups, record, answer) and spawned directly from this process\n`);
