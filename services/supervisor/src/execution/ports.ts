@@ -34,7 +34,8 @@ export interface BudgetPort {
 }
 
 export interface EffectsPort {
-  execute(planned: PlannedCall, authorization: CallAuthorization, call: { idempotencyKey: string; credentials: Record<string, string>; signal: AbortSignal }): Promise<ToolOutcome>;
+  /** `computerGrant`: policy's grant for the key of the computer the call runs on, when it names one. */
+  execute(planned: PlannedCall, authorization: CallAuthorization, call: { idempotencyKey: string; credentials: Record<string, string>; computerGrant?: string; signal: AbortSignal }): Promise<ToolOutcome>;
   /** Stops whatever may still be running for an effect the run gives up on (a sandboxed command whose caller died). */
   abandon(planned: PlannedCall, idempotencyKey: string): Promise<void>;
 }

@@ -136,4 +136,25 @@ describe(RunExecution.name, () => {
     expect(stream.events.at(-1)).toMatchObject({ type: 'run.abandoned', data: { cause: 'uncertain_effect' } });
     expect(guard.raised).toMatchObject([{ kind: 'uncertain_effect' }]);
   });
+
+  it('ends abandoned(transport_lost) when the link to a computer breaks mid-command: its command stopped, a person told, the receipt kept, nothing repeated', async () => {
+    const detail = 'the link to computer "build-box" broke while the command ran: whether it finished is not known';
+    const stream = new MemoryRunStream([admitted() as { type: string; data: unknown }]);
+    const guard = new AnsweringGuard(() => ({ ...allow, computerGrant: 'signed-key-grant' }));
+    const effects = new RecordingEffects(() => ({ ok: false, output: { state: 'lost' }, summary: `transport_lost: ${detail}`, error: { code: 'transport_lost', message: detail }, lost: { cause: 'transport_lost', detail } }));
+    const budget = new LimitedBudget();
+    const deploy = { id: 'x1', name: 'run_command', arguments: { command: 'make deploy', computer: 'build-box' }, rawArguments: '' };
+    const ports = memoryPorts({ stream, model: new ScriptedModel([{ toolCalls: [deploy] }, { toolCalls: [finish] }], true), guard, effects, budget });
+
+    expect(await new RunExecution(ports, foldRun('run1', 'ws1', stream.events), pinnedRun(), { replica: 'r1', claim: 1 }).drive()).toEqual({ status: 'terminal' });
+
+    expect(guard.asked.map((planned) => planned.computer)).toEqual(['build-box']);
+    expect(effects.calls).toEqual([{ tool: 'run_command', idempotencyKey: 'run1:x1', computerGrant: 'signed-key-grant' }]);
+    expect(stream.types().slice(-5)).toEqual(['run.tool_decided', 'effect.prepared', 'effect.failed', 'run.tool_result', 'run.abandoned']);
+    expect(stream.events.find((event) => event.type === 'effect.failed')?.data).toMatchObject({ outcomeKnown: false, error: { code: 'transport_lost' } });
+    expect(stream.events.at(-1)).toMatchObject({ type: 'run.abandoned', data: { cause: 'transport_lost', attentionId: 'att-1', effect: { effectId: 'run1:x1', idempotencyKey: 'run1:x1' } } });
+    expect(effects.abandoned).toEqual(['run1:x1']);
+    expect(guard.raised).toMatchObject([{ kind: 'uncertain_effect', details: { cause: 'transport_lost', computer: 'build-box', detail, effectId: 'run1:x1' } }]);
+    expect(budget.settled).toEqual(['res-action:x1']);
+  });
 });

@@ -1,8 +1,8 @@
-import { MICRO_USD_PER_USD, type AuthorizeResult } from '@packetagent/contracts';
+import { MICRO_USD_PER_USD, type AuthorizeResult, type JsonValue } from '@packetagent/contracts';
 import type { ModelTurn } from '@packetagent/providers';
 import { ToolAbortedError, type CallAuthorization, type PlannedCall, type ToolOutcome } from '@packetagent/tools';
-import { abandonUncertain, afterDecision, afterExecution, afterInterruption, afterModelTurn, afterQuestion, budgetRefused, modelFailed, preparedEvent } from '../run/run.decider';
-import type { DecisionOutcome, PinnedRun, PlanRequest, RunEmit } from '../run/run.intent';
+import { abandonLost, abandonUncertain, afterDecision, afterExecution, afterInterruption, afterModelTurn, afterQuestion, budgetRefused, modelFailed, preparedEvent } from '../run/run.decider';
+import type { DecisionOutcome, ExecutionOutcome, PinnedRun, PlanRequest, RunEmit } from '../run/run.intent';
 import type { EffectRecord, PendingCall } from '../run/run.state';
 import type { RunPorts } from './ports';
 import type { RunRecorder } from './run-recorder';
@@ -59,19 +59,46 @@ export async function askOwner(context: StepContext, call: PendingCall, planned:
 }
 
 /** A prepared effect whose outcome was never recorded and that may not be repeated: said so, with attention. */
-export async function abandonUncertainEffect({ ports, recorder, signal }: StepContext, _call: PendingCall, planned: PlannedCall, effect: EffectRecord): Promise<StepResult> {
-  await recorder.ensureClaimed();
+export async function abandonUncertainEffect(context: StepContext, _call: PendingCall, planned: PlannedCall, effect: EffectRecord): Promise<StepResult> {
+  await context.recorder.ensureClaimed();
+  const attentionId = await giveUp(context, planned, effect, {});
+  return { kind: 'end', events: abandonUncertain(effect, attentionId) };
+}
+
+/** A call whose link to its computer broke while it ran, and that may not be repeated: its receipt, then the end, with attention. */
+async function abandonLostEffect(context: StepContext, planned: PlannedCall, lost: Extract<ExecutionOutcome, { kind: 'abandon' }>): Promise<StepResult> {
+  const attentionId = await giveUp(context, planned, lost.effect, { cause: 'transport_lost', computer: planned.computer, detail: lost.detail });
+  return { kind: 'end', events: [...lost.events, ...abandonLost(lost.effect, lost.detail, attentionId)] };
+}
+
+/**
+ * Stops what an effect the run gives up on may still be doing, then tells a person (the attention's
+ * id, or null when it could not be raised: the run ends all the same).
+ */
+async function giveUp({ ports, recorder, signal }: StepContext, planned: PlannedCall, effect: EffectRecord, evidence: Record<string, JsonValue>): Promise<string | null> {
   // Under this replica's claim, so no one else drives the run: what the lost call started may stop.
   await ports.effects.abandon(planned, effect.idempotencyKey).catch((error: unknown) => {
     ports.log('warn', 'could not stop what an uncertain effect may still be doing', { runId: recorder.state.runId, effectId: effect.effectId, error: error instanceof Error ? error.message : String(error) });
   });
-  const attentionId = await ports.guard
-    .raiseAttention('uncertain_effect', planned, { effectId: effect.effectId, idempotencyKey: effect.idempotencyKey, requestDigest: effect.requestDigest, request: planned.redactedArgs }, signal)
+  return ports.guard
+    .raiseAttention('uncertain_effect', planned, { ...evidence, effectId: effect.effectId, idempotencyKey: effect.idempotencyKey, requestDigest: effect.requestDigest, request: planned.redactedArgs }, signal)
     .catch((error: unknown) => {
       ports.log('error', 'could not raise attention for an uncertain effect', { runId: recorder.state.runId, error: error instanceof Error ? error.message : String(error) });
       return null;
     });
-  return { kind: 'end', events: abandonUncertain(effect, attentionId) };
+}
+
+/** What the tool's outcome means, carried out: recorded, repeated by the next decision, or the end of the run. */
+async function recordExecution(context: StepContext, planned: PlannedCall, outcome: ExecutionOutcome): Promise<StepResult> {
+  switch (outcome.kind) {
+    case 'record':
+      await context.recorder.commit(outcome.events, outcome.checkpoint);
+      return CONTINUE;
+    case 'retry':
+      return CONTINUE;
+    case 'abandon':
+      return abandonLostEffect(context, planned, outcome);
+  }
 }
 
 async function carryOut(context: StepContext, call: PendingCall, planned: PlannedCall, decision: AuthorizeResult, outcome: DecisionOutcome): Promise<StepResult> {
@@ -90,15 +117,13 @@ async function carryOut(context: StepContext, call: PendingCall, planned: Planne
     case 'execute':
       break;
   }
-  const credentials = await ports.guard.credentials(decision, signal);
+  const grants: Grants = { credentials: await ports.guard.credentials(decision, signal), ...(decision.computerGrant ? { computerGrant: decision.computerGrant } : {}) };
   const authorization: CallAuthorization = { decision: decision.decision, tool: planned.tool, verb: planned.verb, resource: planned.resource, callDigest: planned.callDigest };
   const { effect } = outcome;
   if (!effect) {
     await recorder.commit(outcome.events);
-    const result = await execute(context, planned, authorization, credentials, `${recorder.state.runId}:${call.callId}`);
-    const recorded = afterExecution(recorder.state, call, planned, result, null);
-    await recorder.commit(recorded.events, recorded.checkpoint);
-    return CONTINUE;
+    const result = await execute(context, planned, authorization, grants, `${recorder.state.runId}:${call.callId}`);
+    return recordExecution(context, planned, afterExecution(recorder.state, call, planned, result, null));
   }
   let reservationId: string | null = null;
   if (outcome.reserveAction) {
@@ -109,7 +134,7 @@ async function carryOut(context: StepContext, call: PendingCall, planned: Planne
   await recorder.commit([...outcome.events, preparedEvent(effect)]);
   let result: ToolOutcome;
   try {
-    result = await execute(context, planned, authorization, credentials, effect.idempotencyKey);
+    result = await execute(context, planned, authorization, grants, effect.idempotencyKey);
   } catch (error) {
     if (!(error instanceof ToolAbortedError || signal.aborted)) throw error;
     const interrupted = afterInterruption(call, planned, effect);
@@ -117,14 +142,20 @@ async function carryOut(context: StepContext, call: PendingCall, planned: Planne
     await ports.budget.release(reservationId);
     throw new RunInterruptedError(String(signal.reason ?? 'interrupted'));
   }
-  const recorded = afterExecution(recorder.state, call, planned, result, effect);
-  await recorder.commit(recorded.events, recorded.checkpoint);
-  if (result.ok) await ports.budget.settle(reservationId, [{ unit: `count:${planned.tool}`, amount: 1 }]);
+  const step = await recordExecution(context, planned, afterExecution(recorder.state, call, planned, result, effect));
+  // A lost outcome may have taken effect: it counts against the action budget like a done one.
+  if (result.ok || result.lost) await ports.budget.settle(reservationId, [{ unit: `count:${planned.tool}`, amount: 1 }]);
   else await ports.budget.release(reservationId);
-  return CONTINUE;
+  return step;
 }
 
-function execute(context: StepContext, planned: PlannedCall, authorization: CallAuthorization, credentials: Record<string, string>, idempotencyKey: string): Promise<ToolOutcome> {
+/** What policy's allow gave the call: the credentials it opened, and the grant for its computer's key. */
+interface Grants {
+  credentials: Record<string, string>;
+  computerGrant?: string;
+}
+
+function execute(context: StepContext, planned: PlannedCall, authorization: CallAuthorization, grants: Grants, idempotencyKey: string): Promise<ToolOutcome> {
   throwIfAborted(context.signal);
-  return context.ports.effects.execute(planned, authorization, { idempotencyKey, credentials, signal: context.signal });
+  return context.ports.effects.execute(planned, authorization, { idempotencyKey, ...grants, signal: context.signal });
 }

@@ -1,10 +1,12 @@
-import type { AuthorizeResult } from '@packetagent/contracts';
+import { isSuccess, runStateAfter, type AuthorizeResult } from '@packetagent/contracts';
+import type { ToolOutcome } from '@packetagent/tools';
 import type { ModelTurn } from '@packetagent/providers';
 import {
   admitted,
   at,
   checkpoint,
   claimed,
+  commandCall,
   compacted,
   completed,
   criteriaSet,
@@ -21,6 +23,7 @@ import {
   pinnedRun,
   postCall,
   prepared,
+  preparedCommand,
   resumeRequested,
   revokeRequested,
   running,
@@ -29,7 +32,7 @@ import {
   toolResult,
   waitingFor,
 } from '../testing/run-scenario';
-import { abandonUncertain, afterDecision, afterExecution, afterInterruption, afterModelTurn, afterQuestion, decide } from './run.decider';
+import { abandonLost, abandonUncertain, afterDecision, afterExecution, afterInterruption, afterModelTurn, afterQuestion, decide, LOST_EFFECT_ATTEMPTS } from './run.decider';
 import type { PlanRequest, RunIntent } from './run.intent';
 import { foldRun, UnreplayableRunError } from './run.state';
 
@@ -424,5 +427,76 @@ describe('run decider: effect receipts and recovery', () => {
     const events = history(running(), modelTurn(1, [fetchCall('c1')]), checkpoint('plan'));
     (events[events.length - 1]!.data as { stateDigest: string }).stateDigest = 'b'.repeat(64);
     expect(() => foldRun('run1', 'ws1', events)).toThrow(UnreplayableRunError);
+  });
+});
+
+describe('run decider: the link to a computer lost mid-call', () => {
+  const detail = 'the link to computer "build-box" broke while the command ran: whether it finished is not known';
+  const lost: ToolOutcome = {
+    ok: false,
+    output: { state: 'lost', killConfirmed: false, error: { code: 'transport_lost', message: detail } },
+    summary: `transport_lost: ${detail}`,
+    error: { code: 'transport_lost', message: detail },
+    lost: { cause: 'transport_lost', detail },
+  };
+  const deploying = [running(), modelTurn(1, [commandCall('c3')]), checkpoint('plan'), decided('c3', 'run_command', 'allow'), preparedCommand('c3')];
+
+  it('plans a command on a computer with the computer it names', () => {
+    given(running(), modelTurn(1, [commandCall('c3')])).when().then({ kind: 'act', planned: { tool: 'run_command', computer: 'build-box', mutating: true, idempotentByKey: false } });
+  });
+
+  it('records the outcome as not known, with the tool result, and gives the call up when it may not be repeated', () => {
+    const state = stateOf(...deploying);
+    // The call as it was acted on, before its receipt was written.
+    const intent = act(decide(stateOf(running(), modelTurn(1, [commandCall('c3')])), pinnedRun(), at(1)));
+    expect(afterExecution(state, intent.call, intent.planned, lost, state.effects['run1:c3']!)).toEqual({
+      kind: 'abandon',
+      effect: expect.objectContaining({ effectId: 'run1:c3', outcome: 'prepared' }),
+      detail,
+      events: [
+        { type: 'effect.failed', data: { effectId: 'run1:c3', callId: 'c3', error: { code: 'transport_lost', message: detail }, outcomeKnown: false } },
+        { type: 'run.tool_result', data: expect.objectContaining({ callId: 'c3', tool: 'run_command', ok: false, executed: true, summary: `transport_lost: ${detail}` }) },
+      ],
+    });
+  });
+
+  it('ends the run abandoned(transport_lost) with the effect\'s receipt and the attention raised, and decides nothing after', () => {
+    const effect = stateOf(...deploying).effects['run1:c3']!;
+    const ended = abandonLost(effect, detail, 'att9');
+    expect(ended).toEqual([
+      {
+        type: 'run.abandoned',
+        data: {
+          cause: 'transport_lost',
+          detail: `run_command exec: ${detail}; it is not idempotent by key, so it is not repeated`,
+          effect: { effectId: 'run1:c3', callId: 'c3', tool: 'run_command', verb: 'exec', resource: 'make deploy', idempotencyKey: 'run1:c3', requestDigest: 'a'.repeat(64) },
+          attentionId: 'att9',
+        },
+      },
+    ]);
+    const failed = { type: 'effect.failed', data: { effectId: 'run1:c3', callId: 'c3', error: { code: 'transport_lost', message: detail }, outcomeKnown: false } };
+    const after = given(...deploying, failed, toolResult('c3', 'run_command', false), ...ended);
+    after.when().then({ kind: 'done' });
+    expect(after.state.terminalType).toBe('run.abandoned');
+    expect(isSuccess(runStateAfter('run.abandoned')!)).toBe(false);
+  });
+
+  it('repeats an effect idempotent by key whose outcome was lost, as its next attempt, recording nothing first', () => {
+    const events = [running(), modelTurn(1, [postCall('c2')]), checkpoint('plan'), decided('c2', 'slack_post', 'allow'), prepared('c2', true)];
+    const state = stateOf(...events);
+    const intent = act(decide(state, pinnedRun(), at(1)));
+    expect(afterExecution(state, intent.call, intent.planned, lost, state.effects['run1:c2']!)).toEqual({ kind: 'retry' });
+    given(...events).when().then({ kind: 'act', retry: { effectId: 'run1:c2', attempt: 1 } });
+  });
+
+  it('tells the model the outcome is not known once every attempt of an effect idempotent by key was lost', () => {
+    const events = [running(), modelTurn(1, [postCall('c2')]), checkpoint('plan'), decided('c2', 'slack_post', 'allow'), prepared('c2', true, LOST_EFFECT_ATTEMPTS)];
+    const state = stateOf(...events);
+    const intent = act(decide(state, pinnedRun(), at(1)));
+    expect(afterExecution(state, intent.call, intent.planned, lost, state.effects['run1:c2']!)).toMatchObject({
+      kind: 'record',
+      checkpoint: 'act',
+      events: [{ type: 'effect.failed', data: { outcomeKnown: false, error: { code: 'transport_lost' } } }, { type: 'run.tool_result', data: { ok: false } }],
+    });
   });
 });

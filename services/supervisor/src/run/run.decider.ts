@@ -2,7 +2,7 @@ import { canonicalJson, redactResource, sha256Hex, type AuthorizeResult, type Js
 import type { ModelTurn } from '@packetagent/providers';
 import { ToolArgumentsError, type PlannedCall, type ToolOutcome } from '@packetagent/tools';
 import { AskOwnerArgs, declaredCriteria, FinishArgs, finishProblems, outputFromText, ProposeCriteriaArgs, UpdateCriteriaArgs } from './run.control-tools';
-import type { DecisionOutcome, Phase, PinnedRun, PlanRequest, RunEmit, RunIntent } from './run.intent';
+import type { DecisionOutcome, ExecutionOutcome, Phase, PinnedRun, PlanRequest, RunEmit, RunIntent } from './run.intent';
 import { estimateTokens, requestMessages, systemPrompt } from './run.prompt';
 import { messagesToDrop, type EffectRecord, type PendingCall, type RunAggregate } from './run.state';
 
@@ -237,14 +237,28 @@ export function preparedEvent(effect: EffectRecord): RunEmit {
   return { type: 'effect.prepared', data };
 }
 
-/** The tool ran (and its receipt, for an effect). */
-export function afterExecution(state: RunAggregate, call: PendingCall, planned: PlannedCall, outcome: ToolOutcome, effect: EffectRecord | null): { events: RunEmit[]; checkpoint?: Phase } {
+/**
+ * Attempts of an effect idempotent by key whose outcome was lost with the link to its computer;
+ * after the last, the model is told the outcome is not known, as after an interruption.
+ */
+export const LOST_EFFECT_ATTEMPTS = 3;
+
+/** The tool ran (and its receipt, for an effect); a lost outcome is repeated by key, or ends the run. */
+export function afterExecution(state: RunAggregate, call: PendingCall, planned: PlannedCall, outcome: ToolOutcome, effect: EffectRecord | null): ExecutionOutcome {
   const result = resultEvent(call, planned.tool, outcome, true);
-  if (!effect) return { events: [result], checkpoint: phaseEnd(state, call) };
+  if (!effect) return { kind: 'record', events: [result], checkpoint: phaseEnd(state, call) };
+  if (outcome.lost) {
+    // Never a success, and not a failure the far side reported: whether it acted is not known.
+    const failed: RunEmit = { type: 'effect.failed', data: { effectId: effect.effectId, callId: call.callId, error: { code: outcome.lost.cause, message: outcome.lost.detail.slice(0, 1_000) }, outcomeKnown: false } };
+    if (!effect.idempotentByKey) return { kind: 'abandon', events: [failed, result], effect, detail: outcome.lost.detail };
+    // The effect stays prepared, so the next decision repeats it by its key (the receipts rules).
+    if (effect.attempt < LOST_EFFECT_ATTEMPTS) return { kind: 'retry' };
+    return { kind: 'record', events: [failed, result], checkpoint: phaseEnd(state, call) };
+  }
   const receipt: RunEmit = outcome.ok
     ? { type: 'effect.completed', data: { effectId: effect.effectId, callId: call.callId, summary: outcome.summary.slice(0, 1_000) } }
     : { type: 'effect.failed', data: { effectId: effect.effectId, callId: call.callId, error: outcome.error ?? { code: 'failed', message: outcome.summary }, outcomeKnown: true } };
-  return { events: [receipt, result], checkpoint: phaseEnd(state, call) };
+  return { kind: 'record', events: [receipt, result], checkpoint: phaseEnd(state, call) };
 }
 
 /** Cut off mid-call: whether the far side acted is not known, and the record says so. */
@@ -265,19 +279,38 @@ export function abandonUncertain(effect: EffectRecord, attentionId: string | nul
       data: {
         cause: 'uncertain_effect',
         detail: `${effect.tool} ${effect.verb} was prepared and its outcome never recorded; it is not idempotent by key, so it is not repeated`,
-        effect: {
-          effectId: effect.effectId,
-          callId: effect.callId,
-          tool: effect.tool,
-          verb: effect.verb,
-          resource: effect.resource,
-          idempotencyKey: effect.idempotencyKey,
-          requestDigest: effect.requestDigest,
-        },
+        effect: receiptOf(effect),
         attentionId,
       },
     },
   ];
+}
+
+/** The link to the computer a call ran on broke while it ran, and the call may not be repeated. */
+export function abandonLost(effect: EffectRecord, detail: string, attentionId: string | null): RunEmit[] {
+  return [
+    {
+      type: 'run.abandoned',
+      data: {
+        cause: 'transport_lost',
+        detail: `${effect.tool} ${effect.verb}: ${detail}; it is not idempotent by key, so it is not repeated`.slice(0, 2_000),
+        effect: receiptOf(effect),
+        attentionId,
+      },
+    },
+  ];
+}
+
+function receiptOf(effect: EffectRecord) {
+  return {
+    effectId: effect.effectId,
+    callId: effect.callId,
+    tool: effect.tool,
+    verb: effect.verb,
+    resource: effect.resource,
+    idempotencyKey: effect.idempotencyKey,
+    requestDigest: effect.requestDigest,
+  };
 }
 
 // ----------------------------------------------------------------------------------------------

@@ -72,6 +72,14 @@ export type DecisionOutcome =
   /** Allowed: record `events`, then run the call; mutating calls go through `effect`. */
   | { kind: 'execute'; events: RunEmit[]; effect: EffectRecord | null; reserveAction: boolean };
 
+/** What the tool's outcome means for the run. */
+export type ExecutionOutcome =
+  | { kind: 'record'; events: RunEmit[]; checkpoint?: Phase }
+  /** Lost, and repeatable by key: nothing is recorded, the effect stays prepared, and the next decision repeats it. */
+  | { kind: 'retry' }
+  /** Lost, and not repeatable: `events` say so, and the run ends abandoned once a person is told (abandonLost). */
+  | { kind: 'abandon'; events: RunEmit[]; effect: EffectRecord; detail: string };
+
 /** The fixed inputs of every decision: the pinned definition, the model's limits, tool planning and the supervisor's governors. */
 export interface PinnedRun {
   definition: WorkerDefinition;

@@ -123,14 +123,14 @@ export class LimitedBudget implements BudgetPort {
 
 /** Runs each call through `behave`; `hang` waits until the call is aborted, as a stuck far side would. */
 export class RecordingEffects implements EffectsPort {
-  readonly calls: Array<{ tool: string; idempotencyKey: string }> = [];
+  readonly calls: Array<{ tool: string; idempotencyKey: string; computerGrant?: string }> = [];
   readonly abandoned: string[] = [];
   onCall: (() => void) | null = null;
 
   constructor(private readonly behave: (planned: PlannedCall) => ToolOutcome | 'hang') {}
 
-  async execute(planned: PlannedCall, _authorization: unknown, call: { idempotencyKey: string; signal: AbortSignal }): Promise<ToolOutcome> {
-    this.calls.push({ tool: planned.tool, idempotencyKey: call.idempotencyKey });
+  async execute(planned: PlannedCall, _authorization: unknown, call: { idempotencyKey: string; computerGrant?: string; signal: AbortSignal }): Promise<ToolOutcome> {
+    this.calls.push({ tool: planned.tool, idempotencyKey: call.idempotencyKey, ...(call.computerGrant ? { computerGrant: call.computerGrant } : {}) });
     this.onCall?.();
     const outcome = this.behave(planned);
     if (outcome !== 'hang') return outcome;

@@ -37,6 +37,7 @@ export interface Call {
 export const fetchCall = (id = 'c1', url = 'https://ci.example.com/releases/2026.11.3'): Call => ({ id, name: 'http_fetch', arguments: { url } });
 export const postCall = (id = 'c2', text = 'Missing evidence: item 3'): Call => ({ id, name: 'slack_post', arguments: { channel: '#releases', text, credential: 'slack_release_channel' } });
 export const finishCall = (args: JsonObject, id = 'cf'): Call => ({ id, name: 'finish', arguments: args });
+export const commandCall = (id = 'c3', command = 'make deploy', computer = 'build-box'): Call => ({ id, name: 'run_command', arguments: { command, computer } });
 
 export const modelTurn = (iteration: number, calls: Call[], text = '', costUsd = 0): Given => ({
   type: 'run.model_turn',
@@ -52,6 +53,11 @@ export const paused = (): Given => ({ type: 'run.waiting', data: { reason: 'paus
 export const prepared = (callId: string, idempotentByKey: boolean, attempt = 1): Given => ({
   type: 'effect.prepared',
   data: { effectId: `run1:${callId}`, callId, tool: 'slack_post', verb: 'POST', resource: '#releases', idempotencyKey: `run1:${callId}`, requestDigest: digest, idempotentByKey, attempt },
+});
+/** A run_command call's receipt, as afterDecision writes it for a command on a computer. */
+export const preparedCommand = (callId: string): Given => ({
+  type: 'effect.prepared',
+  data: { effectId: `run1:${callId}`, callId, tool: 'run_command', verb: 'exec', resource: 'make deploy', idempotencyKey: `run1:${callId}`, requestDigest: digest, idempotentByKey: false, attempt: 1 },
 });
 export const completed = (callId: string): Given => ({ type: 'effect.completed', data: { effectId: `run1:${callId}`, callId, summary: 'posted' } });
 export const failedUnknown = (callId: string): Given => ({ type: 'effect.failed', data: { effectId: `run1:${callId}`, callId, error: { code: 'interrupted', message: 'cut' }, outcomeKnown: false } });

@@ -25,6 +25,7 @@ export class PolicyGuard implements GuardPort {
           callDigest: planned.callDigest,
           arguments: planned.redactedArgs,
           effectiveDigest: this.run.effectiveDigest,
+          ...(planned.computer !== null ? { computer: planned.computer } : {}),
         }),
       signal,
     );

@@ -16,7 +16,7 @@ export class RegistryEffects implements EffectsPort {
     this.workDir = join(dataDir, 'runs', run.runId, 'workspace');
   }
 
-  async execute(planned: PlannedCall, authorization: CallAuthorization, call: { idempotencyKey: string; credentials: Record<string, string>; signal: AbortSignal }): Promise<ToolOutcome> {
+  async execute(planned: PlannedCall, authorization: CallAuthorization, call: { idempotencyKey: string; credentials: Record<string, string>; computerGrant?: string; signal: AbortSignal }): Promise<ToolOutcome> {
     this.workDirReady ??= mkdir(this.workDir, { recursive: true });
     await this.workDirReady;
     return this.registry.execute(planned, authorization, { workspaceId: this.run.workspaceId, runId: this.run.runId, workDir: this.workDir, browserUrls: this.run.browserUrls ?? [], ...call });
