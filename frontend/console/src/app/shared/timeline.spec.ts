@@ -46,6 +46,26 @@ describe(describeEvent.name, () => {
     expect(describeEvent(event(7, 'effect.failed', { error: { code: 'timeout', message: 'slow' } }))).toMatchObject({ kind: 'effect', tone: 'bad', title: 'Effect failed (timeout)' });
   });
 
+  it('says an effect whose outcome is not known is not known, rather than failed', () => {
+    expect(describeEvent(event(7, 'effect.failed', { error: { code: 'transport_lost', message: 'the link broke' }, outcomeKnown: false }))).toMatchObject({
+      kind: 'effect',
+      tone: 'warn',
+      title: 'Effect outcome unknown (transport_lost)',
+      detail: 'the link broke',
+    });
+  });
+
+  it('names why a run was abandoned, never as a success', () => {
+    expect(describeEvent(event(8, 'run.abandoned', { cause: 'transport_lost', detail: 'run_command exec: the link broke' }))).toMatchObject({
+      kind: 'outcome',
+      tone: 'bad',
+      title: 'Abandoned (the link to a computer broke while a command ran there)',
+      detail: 'run_command exec: the link broke',
+    });
+    expect(describeEvent(event(8, 'run.abandoned', { cause: 'uncertain_effect', detail: 'x' })).title).toBe("Abandoned (an effect's outcome is not known)");
+    expect(describeEvent(event(8, 'run.abandoned', { cause: 'some_new_cause', detail: 'x' })).title).toBe('Abandoned (some new cause)');
+  });
+
   it('reads the event of every terminal state as an outcome, good only for run.succeeded', () => {
     const sut = RUN_STATES.filter(isTerminal).map((state) => describeEvent(event(8, `run.${state}`)));
 

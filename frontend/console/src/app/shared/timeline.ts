@@ -102,6 +102,8 @@ export function describeEvent(event: RunEvent): TimelineEntry {
       return { ...base, kind: 'effect', tone: 'ok', title: 'Effect completed', detail: str(d['summary']) };
     case 'effect.failed': {
       const error = (d['error'] ?? {}) as Record<string, unknown>;
+      // Cut off mid-call or lost with the link to a computer: it may have happened, so not "failed".
+      if (d['outcomeKnown'] === false) return { ...base, kind: 'effect', tone: 'warn', title: `Effect outcome unknown (${str(error['code'])})`, detail: str(error['message']) };
       return { ...base, kind: 'effect', tone: 'bad', title: `Effect failed (${str(error['code'])})`, detail: str(error['message']) };
     }
     case 'run.tool_result':
@@ -144,12 +146,22 @@ export function describeEvent(event: RunEvent): TimelineEntry {
       const ended = runStateAfter(event.type);
       if (ended !== null && isTerminal(ended)) {
         const detail = str(d['summary']) || str(d['detail']) || str(d['reason']);
-        return { ...base, kind: 'outcome', tone: isSuccess(ended) ? 'ok' : 'bad', title: humanize(event.type), detail };
+        const cause = event.type === 'run.abandoned' && typeof d['cause'] === 'string' ? ` (${ABANDON_CAUSE_WORDS[d['cause']] ?? d['cause'].replaceAll('_', ' ')})` : '';
+        return { ...base, kind: 'outcome', tone: isSuccess(ended) ? 'ok' : 'bad', title: `${humanize(event.type)}${cause}`, detail };
       }
       return { ...base, kind: event.type.startsWith('run.') ? 'state' : 'other', tone: 'neutral', title: humanize(event.type), detail: '' };
     }
   }
 }
+
+/** Why a run was given up, as `run.abandoned` names it; a cause added later reads as its own words. */
+const ABANDON_CAUSE_WORDS: Readonly<Record<string, string>> = {
+  uncertain_effect: 'an effect\'s outcome is not known',
+  transport_lost: 'the link to a computer broke while a command ran there',
+  unreplayable: 'its history cannot be replayed',
+  quarantined: 'ended while quarantined',
+  unrecordable: 'a step could not be recorded',
+};
 
 /** `user 0193…` for an actor-shaped value, or '' for anything else. */
 function who(value: unknown): string {
