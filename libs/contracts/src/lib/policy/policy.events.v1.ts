@@ -11,7 +11,8 @@ export type Decision = z.infer<typeof DecisionSchema>;
 
 /**
  * Why `authorize` answered as it did. Every deny names the first rule the call failed, in the
- * order they are checked: run, deployment, grants, tool, verb, resource, credentials, approval.
+ * order they are checked: run, deployment, grants, tool, verb, resource, credentials, computer
+ * (named by the grant, its record readable, its policy), approval.
  */
 export const DECISION_REASON_CODES = [
   // allow
