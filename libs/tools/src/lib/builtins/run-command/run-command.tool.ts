@@ -93,8 +93,8 @@ function commandOutput(result: ExecResult): JsonObject {
   return output;
 }
 
-function summaryOf(result: ExecResult): string {
-  if (result.state === 'lost') return `the link to computer "${result.computer ?? 'unknown'}" broke while the command ran: whether it finished is not known`;
+function summaryOf(result: ExecResult, computer?: string): string {
+  if (result.state === 'lost') return `the link to computer "${result.computer ?? computer}" broke while the command ran: whether it finished is not known`;
   if (result.state === 'failed') return `did not start: ${result.message ?? 'unknown reason'}`;
   if (result.limit) return `killed at its ${result.limit.replace('_', ' ')} limit after ${result.durationMs} ms`;
   return `exit ${result.exitCode} in ${result.durationMs} ms (${result.stdout.bytes} bytes out, ${result.stderr.bytes} bytes err)`;
@@ -175,7 +175,7 @@ export const runCommandTool: BuiltinTool<RunCommandArgs> = {
     const ok = result.state === 'exited' && result.exitCode === 0;
     if (ok) return { ok, output, summary: summaryOf(result) };
     if (result.state === 'lost') {
-      const detail = summaryOf(result);
+      const detail = summaryOf(result, args.computer);
       const error = { code: 'transport_lost', message: detail };
       return { ok: false, output: { ...output, error }, summary: `transport_lost: ${detail}`, error, lost: { cause: 'transport_lost', detail } };
     }
