@@ -84,7 +84,7 @@ export class AppModule {
         MigrationRoutesModule,
         SupervisionRoutesModule,
         SandboxRoutesModule.forRoot({ heartbeatMs: env.PACKETAGENT_SSE_HEARTBEAT_MS, maxStreamsPerWorkspace: env.PACKETAGENT_SSE_MAX_CONNECTIONS_PER_WORKSPACE }),
-        ComputersRoutesModule,
+        ComputersRoutesModule.forRoot({ connectTimeoutMs: env.PACKETAGENT_COMPUTER_CONNECT_TIMEOUT_MS }),
         ProjectorModule.forRoot({ log }),
         IntakeModule.forRoot({ inlineInputBytes: env.PACKETAGENT_INLINE_INPUT_BYTES, maxInputBytes: env.PACKETAGENT_MAX_INPUT_BYTES }),
         PolicyModule.forRoot({

@@ -4,6 +4,7 @@ import type { ComputerView } from '@packetagent/contracts';
 import { requestJson } from '@packetagent/testing';
 import { completeSetup, insertUser, OWNER_PASSWORD, signIn, startGatewayTestApp, type GatewayTestApp, type SignedIn } from '../testing/gateway-app.testkit';
 import { ComputersController } from './computers.controller';
+import { ComputersRoutesModule } from './computers-routes.module';
 import { fingerprintOf, PRESENTED, StandInComputerRegistry, UNREACHABLE_HOST } from './testing/stand-in-computer-registry';
 
 // Real: the gateway (access guard, validation, problem+json, OpenAPI) on Postgres, Redis and NATS.
@@ -34,7 +35,7 @@ describe(ComputersController.name, () => {
   const register = (name: string, spec: Record<string, unknown>, key = owner, workspace = ws) => call<ComputerView & Problem>('PUT', `/${name}`, { key, body: spec, workspace });
 
   beforeAll(async () => {
-    sut = await startGatewayTestApp({ controllers: [ComputersController] });
+    sut = await startGatewayTestApp({ modules: [ComputersRoutesModule.forRoot()] });
     ({ workspaceId: ws, apiKey: owner } = await completeSetup(sut));
     for (const role of ['viewer', 'member', 'admin'] as const) {
       keys[role] = (await sut.request<{ id: string; secret: string }>('POST', `/api/v1/workspaces/${ws}/api-keys`, { headers: bearer(owner), body: { name: role, role } })).body;
@@ -106,9 +107,10 @@ describe(ComputersController.name, () => {
   });
 
   it('answers the registry refusals with their own statuses: changed key 409, unreachable 422, unreadable record 409, unknown 404', async () => {
-    const changed = await register('moved', sshSpec({}, { hostKeys: [fingerprintOf('the old key')] }));
+    const other = fingerprintOf('what the operator checked');
+    const changed = await register('moved', { ...sshSpec(), acceptHostKey: other });
     expect(changed.status).toBe(409);
-    expect(changed.body).toMatchObject({ code: 'host_key_changed', presentedHostKey: PRESENTED });
+    expect(changed.body).toMatchObject({ code: 'host_key_changed', presentedHostKey: PRESENTED, detail: expect.stringContaining(other) });
 
     const unreachable = await register('away', sshSpec({}, { host: UNREACHABLE_HOST }));
     expect([unreachable.status, unreachable.body.code]).toEqual([422, 'computer_unreachable']);
@@ -126,19 +128,19 @@ describe(ComputersController.name, () => {
     }
   });
 
-  it('probes a computer and answers its status; one whose host now presents another key is 409 host_key_changed', async () => {
+  it('probes a computer and answers its status; a host now presenting another key is in that status, flagged changed', async () => {
     await register('probed', { ...sshSpec({}, { host: 'probed.example.com' }), acceptHostKey: PRESENTED });
 
     const probed = await call<ComputerView>('POST', '/probed/probe');
     expect(probed.status).toBe(200);
-    expect(probed.body.status).toMatchObject({ state: 'online', ageMs: 0, observedAt: expect.any(String) });
+    expect(probed.body.status).toMatchObject({ state: 'online', ageMs: 0, observedAt: expect.any(String), hostKey: { state: 'pinned' } });
     expect(registry.sent('probe')).toEqual([{ workspaceId: ws, name: 'probed', actor: { kind: 'api_key', id: expect.any(String) } }]);
 
     const other = fingerprintOf('a new key');
     registry.presenting.set('probed.example.com', other);
-    const refused = await call('POST', '/probed/probe');
-    expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ code: 'host_key_changed', presentedHostKey: other });
+    const refused = await call<ComputerView>('POST', '/probed/probe');
+    expect(refused.status).toBe(200);
+    expect(refused.body.status).toMatchObject({ state: 'offline', hostKey: { state: 'changed', presented: other } });
   });
 
   it('removes a computer with 204; it is then not found', async () => {

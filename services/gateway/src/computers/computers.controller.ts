@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseFilters } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, UseFilters } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
 import { ComputerCommands } from '@packetagent/contracts';
@@ -9,9 +9,7 @@ import { PROBLEM_CONTENT_TYPE } from '../http/problem';
 import { COMPUTER_NAME_PATTERN, computerNameOf } from './computer-name';
 import { ComputerProblemFilter } from './computer-problem.filter';
 import { ComputerListDto, ComputerViewDto, PutComputerBodyDto } from './computers.dto';
-
-/** Registering and probing connect to the computer (handshake, host key, capabilities): longer than a plain read. */
-export const CONNECTING_REPLY_MS = 30_000;
+import { COMPUTERS_ROUTES_OPTIONS, connectingReplyMs, type ComputersRoutesOptions } from './computers-routes.options';
 
 const NAME_PARAM = ApiParam({ name: 'name', description: 'computer name', schema: { type: 'string', pattern: COMPUTER_NAME_PATTERN } });
 
@@ -32,7 +30,15 @@ const STATUS_DESCRIPTION =
 @Controller('api/v1/workspaces/:ws/computers')
 @UseFilters(ComputerProblemFilter)
 export class ComputersController {
-  constructor(private readonly bus: CommandBus) {}
+  /** Registering and probing connect to the computer (handshake, host key, capabilities): longer than a plain read. */
+  private readonly connectingTimeout: { timeoutMs: number };
+
+  constructor(
+    private readonly bus: CommandBus,
+    @Inject(COMPUTERS_ROUTES_OPTIONS) options: ComputersRoutesOptions,
+  ) {
+    this.connectingTimeout = { timeoutMs: connectingReplyMs(options) };
+  }
 
   @Get()
   @RequirePermission('inspect')
@@ -64,14 +70,18 @@ export class ComputersController {
       'The policy is filled in conservatively (ask, secrets deny, approval explicit).',
   })
   @ZodResponse({ status: 200, type: ComputerViewDto })
-  @ProblemResponse(409, 'host_key_unpinned (presentedHostKey is the key to verify), host_key_changed, computer_version_conflict (expectedVersion is not the current version) or computer_record_unreadable')
+  @ProblemResponse(
+    409,
+    'host_key_unpinned (presentedHostKey is the key to verify), host_key_changed (the host now presents another key than the acceptHostKey confirmed), ' +
+      'computer_version_conflict (expectedVersion is not the current version) or computer_record_unreadable',
+  )
   @ProblemResponse(422, 'computer_unreachable: the computer did not answer to show its host key')
   put(@Principal() who: WorkspacePrincipal, @Param('name') name: string, @Body() body: PutComputerBodyDto) {
     const { acceptHostKey, expectedVersion, ...spec } = body;
     return this.bus.request(
       ComputerCommands.put,
       { workspaceId: who.workspaceId, name: computerNameOf(name), spec, acceptHostKey, expectedVersion, actor: who.actor },
-      { timeoutMs: CONNECTING_REPLY_MS },
+      this.connectingTimeout,
     );
   }
 
@@ -90,12 +100,13 @@ export class ComputersController {
   @HttpCode(200)
   @RequirePermission('computer-manage')
   @NAME_PARAM
-  @ApiOperation({ summary: 'Probe now: connect, verify the host key, read the capabilities; answers the computer with the status that follows', description: STATUS_DESCRIPTION })
+  @ApiOperation({
+    summary: 'Probe now: connect, verify the host key, read the capabilities; answers the computer with the status that follows',
+    description: `${STATUS_DESCRIPTION} A probe that fails (unreachable, refused, a key that is not pinned) is part of that status, not an error.`,
+  })
   @ZodResponse({ status: 200, type: ComputerViewDto })
   @ProblemResponse(404, 'computer_not_found')
-  @ProblemResponse(409, 'host_key_changed: the computer presented a key that is not pinned; the connection was refused and recorded')
-  @ProblemResponse(422, 'computer_unreachable')
   probe(@Principal() who: WorkspacePrincipal, @Param('name') name: string) {
-    return this.bus.request(ComputerCommands.probe, { workspaceId: who.workspaceId, name: computerNameOf(name), actor: who.actor }, { timeoutMs: CONNECTING_REPLY_MS });
+    return this.bus.request(ComputerCommands.probe, { workspaceId: who.workspaceId, name: computerNameOf(name), actor: who.actor }, this.connectingTimeout);
   }
 }

@@ -72,11 +72,14 @@ export class StandInComputerRegistry {
     this.bus.handle(ComputerCommands.probe, async (request) => {
       this.seen('probe', request);
       const view = this.readable(request.workspaceId, request.name, true)!;
-      if (view.ssh) {
-        const presented = this.presentedBy(view.ssh.host);
-        if (!view.ssh.hostKeys.includes(presented)) throw new Refused(ComputerErrorCodes.hostKeyChanged, `${view.ssh.host} presented ${presented}, which is not pinned; the connection was refused`);
-      }
-      const observed: ComputerView = { ...view, status: { ...view.status, state: 'online', observedAt: new Date().toISOString(), ageMs: 0, detail: 'Linux x86_64' } };
+      const now = new Date().toISOString();
+      const presented = view.ssh ? this.presentedBy(view.ssh.host) : null;
+      // As the registry does: a probe refused for an unpinned key is part of the status, not an error.
+      const status: ComputerView['status'] =
+        presented !== null && !view.ssh!.hostKeys.includes(presented)
+          ? { ...view.status, state: 'offline', ageMs: 0, detail: `${view.ssh!.host} presented ${presented}, which is not pinned`, hostKey: { state: 'changed', presented, at: now } }
+          : { ...view.status, state: 'online', observedAt: now, ageMs: 0, detail: 'Linux x86_64, 8 CPUs' };
+      const observed: ComputerView = { ...view, status };
       this.stored.set(`${request.workspaceId}/${request.name}`, observed);
       return observed;
     });
@@ -108,19 +111,28 @@ export class StandInComputerRegistry {
     return view;
   }
 
+  /** As the registry does: the host is asked for its key only to confirm an accepted one, or to present one when none is pinned. */
   private pinnedKeys(request: PutRequest): string[] {
     const ssh = request.spec.ssh;
     if (!ssh) return [];
-    if (ssh.host === UNREACHABLE_HOST) throw new Refused(ComputerErrorCodes.unreachable, `${ssh.host}:${ssh.port} did not answer within 10 s`, true);
-    const presented = this.presentedBy(ssh.host);
-    const pinned = [...ssh.hostKeys, ...(request.acceptHostKey === presented ? [presented] : [])];
+    const pinned = [...ssh.hostKeys];
+    if (request.acceptHostKey && !pinned.includes(request.acceptHostKey)) {
+      const presented = this.reach(ssh);
+      if (presented !== request.acceptHostKey) throw new Refused(ComputerErrorCodes.hostKeyChanged, `${ssh.host}:${ssh.port} now presents ${presented}, not the ${request.acceptHostKey} you confirmed: nothing was registered`);
+      pinned.push(presented);
+    }
     if (pinned.length === 0) {
-      throw new HostKeyUnpinned(`${ssh.host} presented a host key that is not pinned`, [
-        { path: 'acceptHostKey', message: `the host presented ${presented}: verify it on the host and send it back as acceptHostKey to pin it` },
+      const presented = this.reach(ssh);
+      throw new HostKeyUnpinned(`${ssh.host}:${ssh.port} presented the ssh-ed25519 host key ${presented}; nothing is pinned`, [
+        { path: 'acceptHostKey', message: `the host presented ${presented} (ssh-ed25519); confirm it to pin it` },
       ]);
     }
-    if (!pinned.includes(presented)) throw new Refused(ComputerErrorCodes.hostKeyChanged, `${ssh.host} presented ${presented}, which is not among the pinned keys`);
-    return [...new Set(pinned)];
+    return pinned;
+  }
+
+  private reach(ssh: { host: string; port: number }): string {
+    if (ssh.host === UNREACHABLE_HOST) throw new Refused(ComputerErrorCodes.unreachable, `${ssh.host}:${ssh.port} did not answer within 10 s`, true);
+    return this.presentedBy(ssh.host);
   }
 
   private keep(request: PutRequest, existing: ComputerView | null, hostKeys: string[]): ComputerView {
