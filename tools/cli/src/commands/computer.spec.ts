@@ -112,14 +112,20 @@ describe(registerComputer.name, () => {
     expect(api.seen).toHaveLength(1);
   });
 
-  it('says loudly when the host presents a key other than the ones given', async () => {
-    api.json('PUT', `${BASE}/build-1`, 409, { title: 'Conflict', status: 409, code: 'host_key_changed', detail: `build-1.example.com presented ${PRESENTED}, which is not among the pinned keys`, presentedHostKey: PRESENTED });
+  it('says loudly when the host presents another key than the one confirmed', async () => {
+    api.json('PUT', `${BASE}/build-1`, 409, {
+      title: 'Conflict',
+      status: 409,
+      code: 'host_key_changed',
+      detail: `build-1.example.com:22 now presents ${PRESENTED}, not the ${PINNED} you confirmed: nothing was registered`,
+      presentedHostKey: PRESENTED,
+    });
 
-    const answer = await api.cli([...REGISTER, '--host-key', PINNED]);
+    const answer = await api.cli([...REGISTER, '--accept-host-key', PINNED]);
 
     expect(answer.code).toBe(ExitCode.failure);
-    expect(answer.stderr).toContain(`HOST KEY CHANGED: build-1.example.com presented ${PRESENTED}`);
-    expect(answer.stderr).toContain(`--host-key ${PRESENTED}`);
+    expect(answer.stderr).toContain(`HOST KEY CHANGED: build-1.example.com presents ${PRESENTED}, not the key you confirmed; nothing was registered.`);
+    expect(answer.stderr).toContain(`Only if it is the host's own key, run the command again with --accept-host-key ${PRESENTED}`);
   });
 
   it('passes any other refusal on with its issues', async () => {

@@ -84,10 +84,10 @@ function hostKeyRefusal(error: ApiError, options: RegisterOptions): CliError {
     return new CliError(lines.join('\n'), ExitCode.failure);
   }
   const lines = [
-    `HOST KEY CHANGED: ${host} presented ${presented ?? 'a key'} which is not among the keys given; nothing was registered.`,
+    `HOST KEY CHANGED: ${host} presents ${presented ?? 'a key'}, not the key you confirmed; nothing was registered.`,
     'Someone may be between you and the host, or its key was replaced.',
     ...verifyAdvice(host, port),
-    presented ? `Only if the change is expected, pin the new key: run the command again with --host-key ${presented}` : 'Only if the change is expected, pin the new key with --host-key <fingerprint>',
+    presented ? `Only if it is the host's own key, run the command again with --accept-host-key ${presented}` : 'Only if it is the host\'s own key, run the command again with --accept-host-key <fingerprint>',
   ];
   return new CliError(lines.join('\n'), ExitCode.failure);
 }
@@ -197,6 +197,7 @@ export function registerComputerCommands(program: Command, deps: { context(comma
     .command('register')
     .description(
       'Register a computer, or replace its spec. An ssh computer whose host key is not pinned is refused with the key it presented: verify it, then run again with --accept-host-key. ' +
+        'Registering an existing name replaces its whole spec: give its pinned keys again with --host-key (computer status lists them). ' +
         'Policy axes left out are the conservative ones (ask; secrets deny; approval explicit).',
     )
     .argument('<name>', 'lower-case letters, digits and -, starting with a letter')

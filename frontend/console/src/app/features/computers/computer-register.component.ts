@@ -32,7 +32,7 @@ const PLACED = ['name', 'description', 'ssh.host', 'ssh.port', 'ssh.user', 'ssh.
     <form (ngSubmit)="submit()" aria-label="Register a computer">
       <label for="computer-name">Name</label>
       <input id="computer-name" name="name" required [(ngModel)]="form.name" autocomplete="off" spellcheck="false" aria-describedby="computer-name-hint" />
-      <p class="hint" id="computer-name-hint">Lower-case letters, digits and -, starting with a letter; registering an existing name replaces it.</p>
+      <p class="hint" id="computer-name-hint">Lower-case letters, digits and -, starting with a letter. Registering an existing name replaces its whole spec, pinned host keys included.</p>
       @for (message of issues('name'); track $index) { <p class="field-error">{{ message }}</p> }
 
       <fieldset>
