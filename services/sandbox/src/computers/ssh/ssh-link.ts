@@ -94,6 +94,8 @@ export class SshLink {
         resolve(new SshLink(client, presented!));
       });
       client.connect(connectConfig(endpoint, timings, verify, privateKey));
+      // Without it every small exchange (channel open, exec, exit) waits on Nagle and delayed ACKs.
+      client.setNoDelay(true);
     });
   }
 
