@@ -23,11 +23,13 @@ CREATE TABLE sandbox.computers (
 
 -- Commands on a computer: which one, and the process group to kill if the link is lost.
 ALTER TABLE sandbox.execs ADD COLUMN computer text;
+ALTER TABLE sandbox.execs ADD COLUMN remote_pgid integer;
 ALTER TABLE sandbox.execs DROP CONSTRAINT execs_state_check;
 ALTER TABLE sandbox.execs ADD CONSTRAINT execs_state_check CHECK (state IN ('running', 'exited', 'killed', 'failed', 'lost'));
 
 -- Down Migration
 ALTER TABLE sandbox.execs DROP CONSTRAINT execs_state_check;
 ALTER TABLE sandbox.execs ADD CONSTRAINT execs_state_check CHECK (state IN ('running', 'exited', 'killed', 'failed'));
+ALTER TABLE sandbox.execs DROP COLUMN remote_pgid;
 ALTER TABLE sandbox.execs DROP COLUMN computer;
 DROP TABLE sandbox.computers;

@@ -6,7 +6,7 @@ import type { ComputerKeys } from './computer-keys';
 import type { ComputerRegistry } from './computer-registry';
 import { targetKey } from './computer-status';
 import type { ComputerStore } from './computer-store';
-import { startRemote, type RemoteProcess } from './ssh/remote-process';
+import { killGroup, startRemote, type RemoteProcess } from './ssh/remote-process';
 import { remoteCwd } from './ssh/remote-script';
 import { SshConnectError, SshLink, type LinkTimings } from './ssh/ssh-link';
 
@@ -77,6 +77,21 @@ export class ComputerExecs {
         }
       },
     };
+  }
+
+  /**
+   * Kills the process group a replica that died left running on a computer, through a connection
+   * of its own (the key granted for `reclaim`); true once the group is seen gone.
+   */
+  async reclaim(workspaceId: string, name: string, pgid: number): Promise<boolean> {
+    const { record } = await this.store.require(workspaceId, name);
+    if (record.kind !== 'ssh') return false;
+    const link = await this.open(workspaceId, record, await this.keys.forProbe(workspaceId, name, 'reclaim'));
+    try {
+      return await killGroup(link, pgid);
+    } finally {
+      link.close();
+    }
   }
 
   closeAll(): void {

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ComputerSpecSchema, computerStream, type ComputerSpec } from '@packetagent/contracts';
 import { eventually, hostProcesses, sshdAvailable } from '@packetagent/testing';
+import { startRemote } from './ssh/remote-process';
+import { SshLink } from './ssh/ssh-link';
 import { computerKit, operator, ws, type ComputerKit } from './testing/computer.testkit';
 
 const describeWithSshd = sshdAvailable() ? describe : describe.skip;
@@ -115,6 +117,21 @@ describeWithSshd('computers over a real OpenSSH server', () => {
     expect(result).toMatchObject({ state: 'lost', exitCode: null, killConfirmed: true });
     expect(result.message).toMatch(/whether it finished is not known/);
     expect(hostProcesses(`sleep ${marker}`)).toEqual([]);
+  });
+
+  it('kills what a replica that died left running on a computer, by the process group it recorded', async () => {
+    const marker = `65.${process.pid}`;
+    await writeFile(join(root, 'app', 'orphan.sh'), `sleep ${marker}\n`);
+    const record = (await kit.store.require(ws, 'build-box')).record;
+    // A replica's link that ends without a kill, as when the replica dies: the command goes on.
+    const link = await SshLink.open(record.ssh!, await kit.sshd.privateKey(), { connectTimeoutMs: 5_000, keepaliveMs: 1_000 });
+    const orphan = await startRemote(link, { argv: ['sh', 'orphan.sh'], cwd: join(root, 'app'), roots: [root], cpuSeconds: 60, fileSizeBytes: 1024 ** 2, openFiles: 64 }, {}, () => Promise.reject(new Error('no relink')));
+    link.close();
+    await orphan.exited;
+    expect(hostProcesses(`sleep ${marker}`)).toHaveLength(1);
+    expect(await kit.execs.reclaim(ws, 'build-box', orphan.pgid!)).toBe(true);
+    expect(hostProcesses(`sleep ${marker}`)).toEqual([]);
+    expect(kit.keyReads.probe).toBeGreaterThan(0);
   });
 
   it('says online after a probe, unknown past the staleness window, offline after an affirmative failure, online again after a restart', async () => {

@@ -84,7 +84,14 @@ export class ExecRunner {
         computer: remote.record.name,
         unenforced: SSH_UNENFORCED,
         cwd: remote.cwd,
-        start: () => remote.start(checked.argv, { ...request.env, ...request.secrets }, checked.limits),
+        start: async () => {
+          const process = await remote.start(checked.argv, { ...request.env, ...request.secrets }, checked.limits);
+          // Without it a replica that dies cannot have the group killed by another; the command still runs.
+          if (process.pgid !== null) {
+            await this.store.remoteStarted(request.workspaceId, request.execId, process.pgid).catch((error: unknown) => this.options.log('warn', 'sandbox: the process group of a command on a computer was not recorded', { execId: request.execId, error: error instanceof Error ? error.message : String(error) }));
+          }
+          return process;
+        },
       };
     }
     const { driver, probe } = await this.drivers.current();

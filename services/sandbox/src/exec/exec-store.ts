@@ -11,6 +11,7 @@ interface ExecRow {
   state: ExecState;
   driver: ExecSummary['driver'];
   computer: string | null;
+  remote_pgid: number | null;
   exit_code: number | null;
   limit_name: ExecSummary['limit'];
   requested_by: ActorRef;
@@ -109,16 +110,21 @@ export class ExecStore {
     return updated.rowCount === 1;
   }
 
-  async get(workspaceId: string, execId: string): Promise<(ExecRecord & { replica: string }) | null> {
+  async get(workspaceId: string, execId: string): Promise<(ExecRecord & { replica: string; remotePgid: number | null }) | null> {
     const { rows } = await this.pool.query<ExecRow>('SELECT * FROM sandbox.execs WHERE workspace_id = $1 AND exec_id = $2', [workspaceId, execId]);
     const row = rows[0];
     if (!row) return null;
-    return { ...summary(row), result: row.result ? ExecResultSchema.parse(row.result) : null, replica: row.replica };
+    return { ...summary(row), result: row.result ? ExecResultSchema.parse(row.result) : null, replica: row.replica, remotePgid: row.remote_pgid };
+  }
+
+  /** The process group a command on a computer runs as, so another replica can kill it if this one dies. */
+  async remoteStarted(workspaceId: string, execId: string, pgid: number): Promise<void> {
+    await this.pool.query(`UPDATE sandbox.execs SET remote_pgid = $3 WHERE workspace_id = $1 AND exec_id = $2 AND state = 'running'`, [workspaceId, execId, pgid]);
   }
 
   async list(workspaceId: string, options: { runId?: string; limit: number }): Promise<ExecSummary[]> {
     const { rows } = await this.pool.query<ExecRow>(
-      `SELECT workspace_id, exec_id, run_id, argv, cwd, state, driver, computer, exit_code, limit_name, requested_by, replica, NULL AS result, started_at, ended_at
+      `SELECT workspace_id, exec_id, run_id, argv, cwd, state, driver, computer, NULL AS remote_pgid, exit_code, limit_name, requested_by, replica, NULL AS result, started_at, ended_at
        FROM sandbox.execs WHERE workspace_id = $1 AND ($2::text IS NULL OR run_id = $2) ORDER BY started_at DESC, exec_id LIMIT $3`,
       [workspaceId, options.runId ?? null, options.limit],
     );

@@ -8,7 +8,7 @@ import { NO_OUTPUT } from './output-capture';
  * (bubblewrap dies with its parent; a container is killed when its attach ends), and what it
  * wrote was not kept. Whether its effects happened is not known; the result says so.
  */
-export function orphanResult(record: ExecRecord, now: Date): ExecResult {
+export function orphanResult(record: ExecRecord, now: Date, remoteKill: boolean | null = null): ExecResult {
   const remote = record.driver === 'ssh';
   return {
     execId: record.execId,
@@ -23,7 +23,7 @@ export function orphanResult(record: ExecRecord, now: Date): ExecResult {
     signal: null,
     limit: null,
     message: remote
-      ? `the sandbox replica running it on ${record.computer} stopped: the command may still be running there, its output was not kept, and whether it finished is not known`
+      ? `the sandbox replica running it on ${record.computer} stopped: its output was not kept and whether it finished is not known; ${remoteKill ? 'its process group there was killed through a new connection' : 'it may still be running there'}`
       : 'the sandbox replica running it stopped: its process tree died with it, its output was not kept, and what it did before is not known',
     durationMs: Math.max(0, now.getTime() - Date.parse(record.startedAt)),
     stdout: NO_OUTPUT,

@@ -118,13 +118,14 @@ export const PolicyCommands = {
   ),
   getAttention: defineCommand('policy.attention.get', attentionRef, AttentionSchema),
   /**
-   * A single-use grant for a registered computer's key, for the sandbox's probes. Policy reads the
+   * A single-use grant for a registered computer's key, for the sandbox's probes and for killing
+   * what a sandbox replica that died left running there (`reclaim`). Policy reads the
    * record from its owner, so only a key an operator registered as a computer's can be granted
    * this way; every grant is recorded as `policy.computer_key_granted`.
    */
   computerKeyGrant: defineCommand(
     'policy.computers.key_grant',
-    z.strictObject({ workspaceId, computer: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/), purpose: z.enum(['probe']) }),
+    z.strictObject({ workspaceId, computer: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/), purpose: z.enum(['probe', 'reclaim']) }),
     z.object({ credential: z.string(), token: z.string() }),
   ),
   /**

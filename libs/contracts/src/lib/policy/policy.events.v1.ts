@@ -96,7 +96,7 @@ export const AttentionWithdrawnV1 = z.object({ reason: z.string().max(1000) });
 export const ComputerKeyGrantedV1 = z.object({
   computer: z.string().min(1).max(63),
   credential: z.string().min(1).max(63),
-  purpose: z.enum(['probe']),
+  purpose: z.enum(['probe', 'reclaim']),
   grantId: id,
 });
 

@@ -25,6 +25,7 @@ export interface ComputerKit {
   store: ComputerStore;
   registry: ComputerRegistry;
   runner: ExecRunner;
+  execs: ComputerExecs;
   /** How many key reads the registry and the runner made. */
   keyReads: { probe: number; redeem: number };
   /** Runs argv on the computer `name` as a run's call would (a key grant is redeemed for it). */
@@ -71,6 +72,7 @@ export async function computerKit(computers: Partial<ComputerOptions> = {}): Pro
     store,
     registry,
     runner,
+    execs,
     keyReads,
     exec(name, argv, fields = {}) {
       return runner.run(
