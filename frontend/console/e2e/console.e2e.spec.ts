@@ -212,7 +212,7 @@ describe('operations console', () => {
     await approvals.close();
   });
 
-  it('shows runs, budgets, audit and administration without accessibility or console errors', async () => {
+  it('shows runs, budgets, audit, computers and administration without accessibility or console errors', async () => {
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await page.locator('table').getByText('succeeded').waitFor();
     await check(page, 'runs');
@@ -226,6 +226,10 @@ describe('operations console', () => {
     await page.getByRole('button', { name: 'Verify now' }).click();
     await page.locator('pa-state p[role=status]').waitFor({ state: 'detached' });
     await check(page, 'audit');
+
+    await page.getByRole('link', { name: 'Computers', exact: true }).click();
+    await page.getByText('No computers are registered in this workspace.').waitFor();
+    await check(page, 'computers');
 
     await page.getByRole('link', { name: 'Admin', exact: true }).click();
     await page.getByRole('cell', { name: 'setup' }).or(page.getByText('No API keys.')).first().waitFor();
