@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ComputerSpecSchema, computerStream, type ComputerSpec } from '@packetagent/contracts';
 import { eventually, hostProcesses, sshdAvailable } from '@packetagent/testing';
+import type { ComputerRegistry } from './computer-registry';
+import { ProbeLeader } from './probe-leader';
 import { startRemote } from './ssh/remote-process';
 import { SshLink } from './ssh/ssh-link';
 import { computerKit, operator, ws, type ComputerKit } from './testing/computer.testkit';
@@ -132,6 +134,22 @@ describeWithSshd('computers over a real OpenSSH server', () => {
     expect(await kit.execs.reclaim(ws, 'build-box', orphan.pgid!)).toBe(true);
     expect(hostProcesses(`sleep ${marker}`)).toEqual([]);
     expect(kit.keyReads.probe).toBeGreaterThan(0);
+  });
+
+  it('probes from one replica at a time: the other takes over when the leader stops', async () => {
+    const probed: string[] = [];
+    const counting = (id: string) => ({ probeStored: async () => void probed.push(id) }) as unknown as ComputerRegistry;
+    const a = new ProbeLeader(kit.db.pool, kit.store, counting('a'), { intervalMs: 50, log: () => undefined });
+    const b = new ProbeLeader(kit.db.pool, kit.store, counting('b'), { intervalMs: 50, log: () => undefined });
+    a.start();
+    await eventually(() => a.leading, { what: 'a to lead' });
+    b.start();
+    await eventually(() => probed.filter((id) => id === 'a').length > 10, { what: 'a to probe' });
+    expect(b.leading).toBe(false);
+    expect(probed).not.toContain('b');
+    await a.stop();
+    await eventually(() => b.leading && probed.includes('b'), { what: 'b to take over' });
+    await b.stop();
   });
 
   it('says online after a probe, unknown past the staleness window, offline after an affirmative failure, online again after a restart', async () => {
