@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { defineCommand } from '../commands';
+import { Identifiers } from '../envelope';
+import { canonicalJson, type JsonValue } from '../json';
+import { PayloadRefSchema } from '../payloads/payload-ref';
+import { CredentialNameSchema } from '../vault/vault.events.v1';
+
+/**
+ * MCP servers a worker's tools come from (Model Context Protocol, through the official SDK). The
+ * sandbox service is the client: Streamable HTTP through the address-checked network client,
+ * stdio servers inside the sandbox with no network. A version pins each server's tool list.
+ */
+
+export const McpServerNameSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'lower-case letters, digits, _ and -, starting with a letter (at most 32)');
+/** As servers name their tools; `/` and whitespace are not allowed, so `mcp:<server>/<tool>` reads back unambiguously. */
+export const McpToolNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'letters, digits, _, . and - (at most 128)');
+
+const limits = {
+  /** One call's time limit, from the request's arrival to the result. */
+  timeoutMs: z.number().int().min(100).max(600_000).default(60_000),
+  /** The largest result kept: larger ones are refused, not cut (a cut JSON result would mislead). */
+  maxResultBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+};
+
+export const McpHttpServerSchema = z.strictObject({
+  name: McpServerNameSchema,
+  transport: z.literal('http'),
+  url: z.url({ protocol: /^https?$/ }).max(2048),
+  /** A vault credential sent as `Authorization: Bearer <value>`. */
+  credential: CredentialNameSchema.optional(),
+  /** Annotations (readOnlyHint, idempotentHint) loosen what policy assumes only for a trusted server. */
+  trusted: z.boolean().default(false),
+  ...limits,
+});
+
+export const McpStdioServerSchema = z.strictObject({
+  name: McpServerNameSchema,
+  transport: z.literal('stdio'),
+  /** A plain program name on the sandbox PATH, started inside the sandbox with no network. */
+  command: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9._+-]{0,127}$/, 'a plain program name (no path, no shell)'),
+  args: z.array(z.string().max(4096)).max(64).default([]),
+  trusted: z.boolean().default(false),
+  ...limits,
+});
+
+export const McpServerSpecSchema = z.discriminatedUnion('transport', [McpHttpServerSchema, McpStdioServerSchema]);
+export type McpServerSpec = z.input<typeof McpServerSpecSchema>;
+export type ParsedMcpServerSpec = z.output<typeof McpServerSpecSchema>;
+
+export const McpToolAnnotationsSchema = z.object({
+  title: z.string().max(200).optional(),
+  readOnlyHint: z.boolean().optional(),
+  destructiveHint: z.boolean().optional(),
+  idempotentHint: z.boolean().optional(),
+  openWorldHint: z.boolean().optional(),
+});
+
+/** One tool as a version pins it. `digest` covers everything else, so a changed schema is a different tool. */
+export const PinnedMcpToolSchema = z.object({
+  name: McpToolNameSchema,
+  description: z.string().max(8192),
+  inputSchema: z.record(z.string(), z.json()),
+  annotations: McpToolAnnotationsSchema,
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type PinnedMcpTool = z.infer<typeof PinnedMcpToolSchema>;
+
+/** SHA-256 of a tool's canonical name, description, input schema and annotations. */
+export function mcpToolDigest(tool: Omit<PinnedMcpTool, 'digest'>): string {
+  const canonical = canonicalJson({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as JsonValue, annotations: tool.annotations as JsonValue });
+  return createHash('sha256').update(canonical, 'utf8').digest('hex');
+}
+
+/** `mcp:<server>/<tool>`: how grants, policy, budgets (`count:mcp:<server>/<tool>`) and timelines name an MCP tool. */
+export function mcpToolId(server: string, tool: string): string {
+  return `mcp:${server}/${tool}`;
+}
+
+export function parseMcpToolId(id: string): { server: string; tool: string } | null {
+  const match = /^mcp:([a-z][a-z0-9_-]{0,31})\/([A-Za-z0-9_.-]{1,128})$/.exec(id);
+  return match ? { server: match[1]!, tool: match[2]! } : null;
+}
+
+const workspaceId = z.string().regex(Identifiers.workspace);
+const runId = z.string().regex(/^[A-Za-z0-9_:@-]{1,200}$/);
+
+export const McpListResultSchema = z.object({
+  server: z.object({ name: z.string(), version: z.string() }),
+  protocolVersion: z.string(),
+  tools: z.array(PinnedMcpToolSchema),
+});
+export type McpListResult = z.infer<typeof McpListResultSchema>;
+
+export const McpCallResultSchema = z.object({
+  /** The server answered and did not flag the result as an error (`isError`). */
+  ok: z.boolean(),
+  /** The text content of the result, bounded, for the model and the timeline. */
+  preview: z.string(),
+  /** The whole result as the server sent it, by reference (verified on read). */
+  result: PayloadRefSchema.nullable(),
+  bytes: z.number().int().nonnegative(),
+  /** Why the call did not produce a result: the code names the rule (timeout, protocol, schema...). */
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  durationMs: z.number().int().nonnegative(),
+});
+export type McpCallResult = z.infer<typeof McpCallResultSchema>;
+
+export const McpCommands = {
+  /** Connects, initialises and lists the server's tools (every page), digested for pinning. */
+  list: defineCommand(
+    'sandbox.mcp.list',
+    z.strictObject({ workspaceId, server: McpServerSpecSchema, bearer: z.string().min(1).max(16_384).optional() }),
+    McpListResultSchema,
+  ),
+  /**
+   * Calls one pinned tool in the run's session with the server (opened on first use, closed with
+   * the run). The tool must still be listed with the pinned digest, else `mcp_tool_changed`.
+   */
+  call: defineCommand(
+    'sandbox.mcp.call',
+    z.strictObject({
+      workspaceId,
+      runId,
+      /** The call's idempotency key (`<runId>:<callId>`): a repeat answers the first result. */
+      callKey: z.string().min(1).max(420),
+      server: McpServerSpecSchema,
+      tool: PinnedMcpToolSchema,
+      arguments: z.record(z.string(), z.json()),
+      bearer: z.string().min(1).max(16_384).optional(),
+    }),
+    McpCallResultSchema,
+  ),
+  /** Ends the run's sessions (the run ended, stopped or moved). */
+  close: defineCommand('sandbox.mcp.close', z.strictObject({ workspaceId, runId }), z.object({ closed: z.number().int().nonnegative() })),
+} as const;
+
+export const McpErrorCodes = {
+  /** The server could not be reached or started. */
+  unavailable: 'mcp_unavailable',
+  /** The server broke the protocol: invalid JSON-RPC, an answer of the wrong shape. */
+  protocol: 'mcp_protocol_error',
+  /** The server no longer lists the tool with the schema the version pinned. */
+  toolChanged: 'mcp_tool_changed',
+  timeout: 'mcp_timeout',
+  resultTooLarge: 'mcp_result_too_large',
+  /** The arguments do not match the pinned input schema. */
+  invalidArguments: 'mcp_invalid_arguments',
+} as const;
