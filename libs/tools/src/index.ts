@@ -12,6 +12,8 @@ export type {
   PlannedCall,
   ResolvedAddress,
   SandboxPort,
+  McpCallRequest,
+  McpPort,
   ToolContext,
   ToolOutcome,
   ToolSpec,

@@ -6,7 +6,7 @@ import { failure, type BuiltinTool, type ToolEnvironment } from './internal/buil
 import { issuesOf } from './internal/schema';
 import { MODEL_TEXT_LIMIT, truncateText } from './internal/text';
 import { systemResolver } from './net/destination';
-import type { AbandonContext, CallAuthorization, HostResolver, OperationDescriptor, PlannedCall, SandboxPort, ToolContext, ToolOutcome, ToolsConfig, ToolSpec } from './tool.types';
+import type { AbandonContext, CallAuthorization, HostResolver, McpPort, OperationDescriptor, PlannedCall, SandboxPort, ToolContext, ToolOutcome, ToolsConfig, ToolSpec } from './tool.types';
 
 export interface ToolRegistryOptions {
   /** Missing settings take their defaults (see ToolsConfigSchema). */
@@ -15,6 +15,8 @@ export interface ToolRegistryOptions {
   resolveHost?: HostResolver;
   /** Where run_command and browser run; without it both answer sandbox_unavailable. */
   sandbox?: SandboxPort;
+  /** Where MCP tools are called; without it the mcp tool answers mcp_unavailable. */
+  mcp?: McpPort;
 }
 
 /** Largest output (as JSON text) an outcome hands back, whatever a handler produced. */
@@ -65,7 +67,7 @@ export class ToolRegistry {
   private readonly environment: ToolEnvironment;
 
   constructor(options: ToolRegistryOptions = {}) {
-    this.environment = { config: toolsConfig(options.config), resolveHost: options.resolveHost ?? systemResolver, sandbox: options.sandbox ?? null };
+    this.environment = { config: toolsConfig(options.config), resolveHost: options.resolveHost ?? systemResolver, sandbox: options.sandbox ?? null, mcp: options.mcp ?? null };
   }
 
   get config(): ToolsConfig {

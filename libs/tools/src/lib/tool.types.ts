@@ -1,4 +1,4 @@
-import type { BrowserActRequest, BrowserActResult, ExecRequest, ExecResult, JsonObject, JsonValue, ToolName } from '@packetagent/contracts';
+import type { BrowserActRequest, BrowserActResult, ExecRequest, ExecResult, JsonObject, JsonValue, McpCallResult, ToolName } from '@packetagent/contracts';
 import type { z } from 'zod';
 
 /**
@@ -109,6 +109,22 @@ export interface SandboxPort {
   /** Kills the exec's process tree wherever it runs; false when no replica runs it. */
   cancel(workspaceId: string, execId: string): Promise<boolean>;
   browse(request: BrowserActRequest, signal: AbortSignal): Promise<BrowserActResult>;
+}
+
+/** One MCP call as the tools ask it; the port resolves the server spec, pinned tool and bearer from the run's definition. */
+export interface McpCallRequest {
+  workspaceId: string;
+  runId: string;
+  /** The call's idempotency key: a repeat answers the first result. */
+  callKey: string;
+  server: string;
+  tool: string;
+  arguments: JsonObject;
+}
+
+/** The run's MCP sessions (the sandbox service is the client). Absent, the mcp tool fails closed with `mcp_unavailable`. */
+export interface McpPort {
+  call(request: McpCallRequest, signal: AbortSignal): Promise<McpCallResult>;
 }
 
 export interface ToolOutcome {

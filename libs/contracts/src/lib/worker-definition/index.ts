@@ -1,5 +1,6 @@
-export { KNOWN_TOOLS, TOOL_NAMES, isKnownTool, type KnownTool, type ResourceKind, type ToolName } from './known-tools';
-export { MAX_RESOURCE_LENGTH, normaliseResource, resourceCovers, type ResourceCheck } from './resources';
+export { KNOWN_TOOLS, MCP_TOOL, TOOL_NAMES, isKnownTool, type KnownTool, type ResourceKind, type ToolName } from './known-tools';
+export { MAX_RESOURCE_LENGTH, normaliseResource, resourceCovers, splitMcpResource, type ResourceCheck } from './resources';
+export { MAX_MCP_SERVERS, type DefinitionForm, type McpServer, type PinnedMcpServer } from './mcp-servers';
 export {
   TRIGGER_SPEC_KINDS,
   triggerKey,
@@ -26,6 +27,7 @@ export {
   SUPPORTED_WORKER_API_VERSIONS,
   TRIGGER_NAME_PATTERN,
   WORKER_NAME_PATTERN,
+  StoredWorkerDefinitionSchema,
   WorkerDefinitionSchema,
   type ActionBudget,
   type Approval,
@@ -41,6 +43,6 @@ export {
   type WorkerDefinition,
 } from './schema';
 export { BroadeningOverrideError, DefinitionError, DefinitionTooLargeError, InvalidOverridesError } from './errors';
-export { MAX_DEFINITION_BYTES, MAX_YAML_ALIASES, parseWorkerDefinition, validateWorkerDefinition, type DefinitionFormat } from './parse';
+export { MAX_DEFINITION_BYTES, MAX_YAML_ALIASES, parseWorkerDefinition, validateStoredDefinition, validateWorkerDefinition, type DefinitionFormat } from './parse';
 export { canonicalDefinition, credentialsOf } from './canonical';
 export { DeploymentOverridesSchema, narrowDefinition, type DeploymentOverrides } from './overrides';

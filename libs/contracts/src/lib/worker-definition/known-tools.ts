@@ -4,9 +4,10 @@
  * - `path`: a relative path glob inside the run workspace;
  * - `command`: `program [args-glob]`;
  * - `address`: a Slack channel (`#name`) or an email address (`name@domain`, `*@domain`);
+ * - `mcp`: `<server>/<tool>` or `<server>/*`, a server declared under the definition's `mcp`;
  * - `none`: the tool takes no verbs and no resources (control tools).
  */
-export type ResourceKind = 'url' | 'path' | 'command' | 'address' | 'none';
+export type ResourceKind = 'url' | 'path' | 'command' | 'address' | 'mcp' | 'none';
 
 export interface KnownTool {
   readonly verbs: readonly string[];
@@ -27,6 +28,8 @@ export const KNOWN_TOOLS = {
   git: { verbs: ['clone', 'status', 'diff', 'commit', 'push'], resourceKind: 'url', mutatingVerbs: ['clone', 'commit', 'push'] },
   slack_post: { verbs: ['post'], resourceKind: 'address', mutatingVerbs: ['post'] },
   email_send: { verbs: ['send'], resourceKind: 'address', mutatingVerbs: ['send'] },
+  // A server's annotations are only hints: without trust every MCP call counts as mutating.
+  mcp: { verbs: ['call'], resourceKind: 'mcp', mutatingVerbs: ['call'] },
   finish: { verbs: [], resourceKind: 'none', mutatingVerbs: [] },
   ask_owner: { verbs: [], resourceKind: 'none', mutatingVerbs: [] },
   propose_criteria: { verbs: [], resourceKind: 'none', mutatingVerbs: [] },
@@ -48,5 +51,8 @@ export function knownTool(name: ToolName): KnownTool {
 /** Tools whose verbs default to all of their verbs when a grant omits them. */
 export function verbsDefaultToAll(name: ToolName): boolean {
   const kind = KNOWN_TOOLS[name].resourceKind;
-  return kind === 'none' || kind === 'address';
+  return kind === 'none' || kind === 'address' || kind === 'mcp';
 }
+
+/** The one tool a definition may grant several times, each grant keyed by the resources it names. */
+export const MCP_TOOL = 'mcp' satisfies ToolName;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ValidationIssue } from '../errors';
 import { BroadeningOverrideError, InvalidOverridesError } from './errors';
 import { definitionErrorMap, toValidationIssues } from './issues';
+import { MCP_TOOL } from './known-tools';
 import { resourceCovers } from './resources';
 import {
   APPROVAL_STRICTNESS,
@@ -64,13 +65,12 @@ export function narrowDefinition(def: WorkerDefinition, overrides: unknown): Wor
   const broadening: ValidationIssue[] = [];
 
   const tools = def.tools.map((grant) => {
-    const index = narrowing.tools?.findIndex((candidate) => candidate.tool === grant.tool) ?? -1;
+    const index = narrowing.tools?.findIndex((candidate) => grantKey(candidate) === grantKey(grant)) ?? -1;
     return index < 0 ? grant : narrowGrant(grant, narrowing.tools![index]!, `overrides.tools[${index}]`, broadening);
   });
   narrowing.tools?.forEach((candidate, index) => {
-    if (!def.tools.some((grant) => grant.tool === candidate.tool)) {
-      broadening.push({ path: `overrides.tools[${index}].tool`, message: `"${candidate.tool}" is not granted by the version` });
-    }
+    if (def.tools.some((grant) => grantKey(grant) === grantKey(candidate))) return;
+    broadening.push({ path: `overrides.tools[${index}].tool`, message: notGranted(def, candidate) });
   });
 
   const budgets = narrowBudgets(def.budgets, narrowing.budgets ?? {}, broadening);
@@ -97,6 +97,21 @@ export function narrowDefinition(def: WorkerDefinition, overrides: unknown): Wor
       : def.triggers.flatMap((trigger, index) => (disable.includes(keys[index]!) ? [] : [{ ...trigger, name: keys[index]! }]));
 
   return { ...def, tools, budgets, bounds, triggers };
+}
+
+/**
+ * Which version grant an override narrows: the one for its tool, or for `mcp`, which a version
+ * may grant several times, the one naming exactly the same resources.
+ */
+function grantKey(grant: { tool: string; resources?: string[] | undefined }): string {
+  return grant.tool === MCP_TOOL ? `${MCP_TOOL} ${[...(grant.resources ?? [])].sort().join(' ')}` : grant.tool;
+}
+
+function notGranted(def: WorkerDefinition, candidate: ToolGrantOverride): string {
+  if (candidate.tool !== MCP_TOOL) return `"${candidate.tool}" is not granted by the version`;
+  const named = (candidate.resources ?? []).map((resource) => `mcp:${resource}`).join(', ');
+  const granted = def.tools.filter((grant) => grant.tool === MCP_TOOL).map((grant) => (grant.resources ?? []).map((resource) => `mcp:${resource}`).join(', '));
+  return `no mcp grant of the version names exactly ${named}: an override narrows the grant with the same resources (the version's: ${granted.map((list) => `[${list}]`).join(', ') || 'none'})`;
 }
 
 function narrowGrant(grant: ToolGrant, narrowing: ToolGrantOverride, base: string, broadening: ValidationIssue[]): ToolGrant {

@@ -3,7 +3,7 @@ import type { ValidationIssue } from '../errors';
 import { jsonIssues } from '../json';
 import { DefinitionError, DefinitionTooLargeError } from './errors';
 import { definitionErrorMap, renderPath, toValidationIssues } from './issues';
-import { WorkerDefinitionSchema, type WorkerDefinition } from './schema';
+import { StoredWorkerDefinitionSchema, WorkerDefinitionSchema, type WorkerDefinition } from './schema';
 
 export const MAX_DEFINITION_BYTES = 256 * 1024;
 /** Alias expansions allowed while building a YAML document; exponential "billion laughs" documents exceed it. */
@@ -43,10 +43,23 @@ export function parseWorkerDefinition(source: string | Buffer, format: Definitio
  * elsewhere). Prefer parseWorkerDefinition on the source text: only it can refuse duplicate keys.
  */
 export function validateWorkerDefinition(value: unknown): WorkerDefinition {
+  return validateAs(WorkerDefinitionSchema, value);
+}
+
+/**
+ * Validates a version as stored (or a deployment's effective definition): like a source, except
+ * that each MCP server carries the tools pinned when the version was created, and every exact
+ * `mcp` grant names one of them.
+ */
+export function validateStoredDefinition(value: unknown): WorkerDefinition {
+  return validateAs(StoredWorkerDefinitionSchema, value);
+}
+
+function validateAs(schema: typeof WorkerDefinitionSchema, value: unknown): WorkerDefinition {
   const structural = jsonIssues(value);
   if (structural.length === 0) prototypeKeyIssues(value, [], structural);
   if (structural.length > 0) fail(structural);
-  const result = WorkerDefinitionSchema.safeParse(value, { error: definitionErrorMap });
+  const result = schema.safeParse(value, { error: definitionErrorMap });
   if (!result.success) fail(toValidationIssues(result.error.issues));
   return result.data;
 }

@@ -31,6 +31,8 @@ export function normaliseResource(tool: ToolName, raw: string): ResourceCheck {
       return normaliseCommandPattern(raw);
     case 'address':
       return tool === 'slack_post' ? normaliseChannel(raw) : normaliseEmailPattern(raw);
+    case 'mcp':
+      return normaliseMcpResource(raw);
     case 'none':
       return { ok: false, message: `${tool} takes no resources` };
   }
@@ -51,6 +53,8 @@ export function resourceCovers(tool: ToolName, granted: string, requested: strin
       return commandPatternCovers(granted, requested);
     case 'address':
       return addressCovers(granted, requested);
+    case 'mcp':
+      return mcpResourceCovers(granted, requested);
     case 'none':
       return false;
   }
@@ -338,4 +342,28 @@ function addressCovers(granted: string, requested: string): boolean {
   if (!granted.startsWith('*@')) return false;
   const domain = granted.slice(1);
   return requested.endsWith(domain) && !requested.slice(0, -domain.length).includes('@');
+}
+
+// ---------------------------------------------------------------------------------------------
+// MCP tools: `<server>/<tool>` or `<server>/*` (every tool the version pinned for the server).
+
+const MCP_RESOURCE = /^([a-z][a-z0-9_-]{0,31})\/(\*|[A-Za-z0-9_.-]{1,128})$/;
+
+/** Accepts the `mcp:` prefix of a tool id too, so `mcp:gh/x` and `gh/x` are one resource. */
+function normaliseMcpResource(raw: string): ResourceCheck {
+  const value = raw.startsWith('mcp:') ? raw.slice('mcp:'.length) : raw;
+  if (!MCP_RESOURCE.test(value)) return { ok: false, message: 'not an MCP tool: expected "<server>/<tool>" or "<server>/*"' };
+  return ok(value);
+}
+
+/** The server and tool of an MCP resource in normal form; `tool` is `*` for the whole server. */
+export function splitMcpResource(resource: string): { server: string; tool: string } | null {
+  const match = MCP_RESOURCE.exec(resource);
+  return match ? { server: match[1]!, tool: match[2]! } : null;
+}
+
+function mcpResourceCovers(granted: string, requested: string): boolean {
+  const a = splitMcpResource(granted);
+  const b = splitMcpResource(requested);
+  return a !== null && b !== null && a.server === b.server && (a.tool === '*' || a.tool === b.tool);
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { JsonObject } from '../json';
 import { ComputerNameSchema } from '../sandbox/computer.v1';
 import { definitionErrorMap } from './issues';
-import { KNOWN_TOOLS, TOOL_NAMES, isKnownTool, verbsDefaultToAll, type ToolName } from './known-tools';
+import { KNOWN_TOOLS, MCP_TOOL, TOOL_NAMES, isKnownTool, verbsDefaultToAll, type ToolName } from './known-tools';
+import { mcpGrantIssues, mcpServersSchema, type DefinitionForm, type McpServer } from './mcp-servers';
 import { MAX_RESOURCE_LENGTH, normaliseResource } from './resources';
 import {
   cronProblem,
@@ -97,6 +98,8 @@ export interface WorkerDefinition {
   exit: ExitSpec;
   triggers: TriggerSpec[];
   notifications: NotificationRoute[];
+  /** MCP servers the tools of `mcp` grants come from; absent when none (so older digests hold). */
+  mcp?: McpServer[];
 }
 
 export type { TriggerSpec } from './triggers';
@@ -208,7 +211,32 @@ const ModelSchema = oneOf<ModelSpec>('exactly one of "preset" or "provider" (wit
 // ---------------------------------------------------------------------------------------------
 // Tool grants, shared by the definition and deployment overrides
 
-const RESOURCE_NOUN = { url: 'URL origins or globs', path: 'workspace path globs', command: 'command patterns' } as const;
+const RESOURCE_NOUN = {
+  url: 'URL origins or globs',
+  path: 'workspace path globs',
+  command: 'command patterns',
+  mcp: 'MCP tools ("<server>/<tool>" or "<server>/*")',
+} as const;
+
+const MCP_ID_PREFIX = 'mcp:';
+
+/**
+ * `{tool: "mcp:<server>/<tool>"}` (or `mcp:<server>/*`) is written for
+ * `{tool: "mcp", verbs: ["call"], resources: ["<server>/<tool>"]}`; the id names the resource.
+ */
+function expandMcpToolId(raw: z.output<typeof RawGrant>, ctx: z.core.$RefinementCtx): z.output<typeof RawGrant> | typeof z.NEVER {
+  if (!raw.tool.startsWith(MCP_ID_PREFIX)) return raw;
+  const checked = normaliseResource(MCP_TOOL, raw.tool);
+  if (!checked.ok) {
+    ctx.addIssue({ code: 'custom', path: ['tool'], message: 'not an MCP tool id: expected "mcp:<server>/<tool>" or "mcp:<server>/*"' });
+    return z.NEVER;
+  }
+  if (raw.resources !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['resources'], message: `${raw.tool} names its resource: list resources only with tool "mcp"` });
+    return z.NEVER;
+  }
+  return { ...raw, tool: MCP_TOOL, resources: [checked.value] };
+}
 
 const RawGrant = strict({
   tool: z.string(),
@@ -234,8 +262,10 @@ export interface ToolGrantOverride {
 /** The only tool whose calls may name a registered computer to run on. */
 const COMPUTER_TOOL: ToolName = 'run_command';
 
-function checkGrant(raw: z.output<typeof RawGrant>, ctx: z.core.$RefinementCtx, mode: 'definition' | 'override'): ToolGrantOverride | typeof z.NEVER {
+function checkGrant(written: z.output<typeof RawGrant>, ctx: z.core.$RefinementCtx, mode: 'definition' | 'override'): ToolGrantOverride | typeof z.NEVER {
   const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  const raw = expandMcpToolId(written, ctx);
+  if (raw === z.NEVER) return z.NEVER;
   if (!isKnownTool(raw.tool)) {
     issue(['tool'], `unknown tool "${raw.tool}" (known: ${TOOL_NAMES.join(', ')})`);
     return z.NEVER;
@@ -256,7 +286,7 @@ function checkGrant(raw: z.output<typeof RawGrant>, ctx: z.core.$RefinementCtx, 
     if (mode === 'definition' && !raw.verbs && !verbsDefaultToAll(tool)) {
       issue(['verbs'], `required for ${tool}: list the verbs to grant (${spec.verbs.join(', ')})`);
     }
-    if (mode === 'definition' && !raw.resources && spec.resourceKind !== 'address') {
+    if ((mode === 'definition' || tool === MCP_TOOL) && !raw.resources && spec.resourceKind !== 'address') {
       issue(['resources'], `required for ${tool}: list the ${RESOURCE_NOUN[spec.resourceKind]} it may use`);
     }
   }
@@ -309,9 +339,22 @@ const ToolGrantSchema: z.ZodType<ToolGrant> = RawGrant.transform((raw, ctx): Too
 
 export const ToolGrantOverrideSchema: z.ZodType<ToolGrantOverride> = RawGrant.transform((raw, ctx) => checkGrant(raw, ctx, 'override')) as unknown as z.ZodType<ToolGrantOverride>;
 
-function uniqueTools(grants: ReadonlyArray<{ tool: string }>, ctx: z.core.$RefinementCtx): void {
-  for (const dup of duplicates(grants, (grant) => grant.tool)) {
-    ctx.addIssue({ code: 'custom', path: [dup.index, 'tool'], message: `duplicate grant for "${dup.value}" (first at tools[${dup.first}])` });
+/**
+ * One grant per tool, except `mcp`: its grants are told apart by the resources they name, and a
+ * resource is named by one of them only (an exact tool and its server's `*` may both be granted).
+ */
+function uniqueTools(grants: ReadonlyArray<{ tool: string; resources?: string[] }>, ctx: z.core.$RefinementCtx): void {
+  const indexed = grants.map((grant, index) => ({ grant, index }));
+  const single = indexed.filter(({ grant }) => grant.tool !== MCP_TOOL);
+  for (const dup of duplicates(single, ({ grant }) => grant.tool)) {
+    ctx.addIssue({ code: 'custom', path: [single[dup.index]!.index, 'tool'], message: `duplicate grant for "${dup.value}" (first at tools[${single[dup.first]!.index}])` });
+  }
+  const named = indexed.flatMap(({ grant, index }) => (grant.tool === MCP_TOOL ? (grant.resources ?? []).map((resource) => ({ resource, index })) : []));
+  for (const dup of duplicates(named, ({ resource }) => resource)) {
+    const { index, resource } = named[dup.index]!;
+    const first = named[dup.first]!.index;
+    if (index === first) continue;
+    ctx.addIssue({ code: 'custom', path: [index, 'tool'], message: `duplicate grant for "mcp:${resource}" (first at tools[${first}])` });
   }
 }
 
@@ -489,27 +532,44 @@ const ApiVersionSchema = z.string().refine((value) => value === WORKER_API_VERSI
   error: (issue) => `unsupported apiVersion ${JSON.stringify(issue.input)} (supported: ${SUPPORTED_WORKER_API_VERSIONS.join(', ')})`,
 });
 
+function definitionSchema(form: DefinitionForm): z.ZodType<WorkerDefinition> {
+  return strict({
+    apiVersion: ApiVersionSchema,
+    kind: z.literal('Worker', { error: (issue) => (issue.input === undefined ? 'required' : 'must be "Worker"') }),
+    name: z.string().regex(WORKER_NAME_PATTERN, { error: 'a worker name starts with a lower-case letter and has only a-z, 0-9 and "-" (2 to 63 characters)' }),
+    description: z.string().max(2000, { error: 'description exceeds 2000 characters' }).optional(),
+    model: ModelSchema,
+    instructions: z
+      .string()
+      .min(1, { error: 'instructions must not be empty' })
+      .max(MAX_INSTRUCTIONS_CHARS, { error: `instructions exceed ${MAX_INSTRUCTIONS_CHARS} characters` }),
+    input: SchemaHolder.optional(),
+    output: SchemaHolder.optional(),
+    tools: ToolsSchema.default([]),
+    budgets: BudgetsSchema.default({}),
+    bounds: BoundsSchema.prefault({}),
+    exit: ExitSchema,
+    triggers: TriggersSchema.default([]),
+    notifications: z.array(NotificationSchema).max(16).default([]),
+    mcp: mcpServersSchema(form).optional(),
+  })
+    .superRefine((def, ctx) => {
+      for (const issue of mcpGrantIssues(def.tools, def.mcp ?? [], form)) ctx.addIssue({ code: 'custom', path: ['tools', ...issue.path], message: issue.message });
+    })
+    .transform((def) => {
+      // Left out when empty, so every definition written before MCP keeps its digest.
+      if (def.mcp?.length === 0 || (Object.hasOwn(def, 'mcp') && def.mcp === undefined)) delete def.mcp;
+      return def;
+    }) as unknown as z.ZodType<WorkerDefinition>;
+}
+
 /**
- * The `packetagent/v1` Worker format. Its output has every default applied and every resource in
- * normal form. Parse sources with parseWorkerDefinition (or validateWorkerDefinition): they also
- * refuse non-JSON values and prototype keys, and word every issue with definitionErrorMap.
+ * The `packetagent/v1` Worker format as written. Its output has every default applied and every
+ * resource in normal form. Parse sources with parseWorkerDefinition (or validateWorkerDefinition):
+ * they also refuse non-JSON values and prototype keys, and word every issue with definitionErrorMap.
+ * A source may not write an MCP server's `tools`: the version pins them.
  */
-export const WorkerDefinitionSchema: z.ZodType<WorkerDefinition> = strict({
-  apiVersion: ApiVersionSchema,
-  kind: z.literal('Worker', { error: (issue) => (issue.input === undefined ? 'required' : 'must be "Worker"') }),
-  name: z.string().regex(WORKER_NAME_PATTERN, { error: 'a worker name starts with a lower-case letter and has only a-z, 0-9 and "-" (2 to 63 characters)' }),
-  description: z.string().max(2000, { error: 'description exceeds 2000 characters' }).optional(),
-  model: ModelSchema,
-  instructions: z
-    .string()
-    .min(1, { error: 'instructions must not be empty' })
-    .max(MAX_INSTRUCTIONS_CHARS, { error: `instructions exceed ${MAX_INSTRUCTIONS_CHARS} characters` }),
-  input: SchemaHolder.optional(),
-  output: SchemaHolder.optional(),
-  tools: ToolsSchema.default([]),
-  budgets: BudgetsSchema.default({}),
-  bounds: BoundsSchema.prefault({}),
-  exit: ExitSchema,
-  triggers: TriggersSchema.default([]),
-  notifications: z.array(NotificationSchema).max(16).default([]),
-}) as unknown as z.ZodType<WorkerDefinition>;
+export const WorkerDefinitionSchema: z.ZodType<WorkerDefinition> = definitionSchema('source');
+
+/** A version as stored: every MCP server carries the tools pinned when the version was created. */
+export const StoredWorkerDefinitionSchema: z.ZodType<WorkerDefinition> = definitionSchema('stored');

@@ -8,6 +8,7 @@ import { finishTool } from './finish/finish.tool';
 import { gitTool } from './git/git.tool';
 import { githubApiTool } from './github-api/github-api.tool';
 import { httpFetchTool } from './http-fetch/http-fetch.tool';
+import { mcpTool } from './mcp/mcp.tool';
 import { proposeCriteriaTool } from './propose-criteria/propose-criteria.tool';
 import { runCommandTool } from './run-command/run-command.tool';
 import { slackPostTool } from './slack-post/slack-post.tool';
@@ -23,6 +24,7 @@ export const BUILTIN_TOOLS: { readonly [Name in ToolName]: BuiltinTool<unknown> 
   git: gitTool,
   slack_post: slackPostTool,
   email_send: emailSendTool,
+  mcp: mcpTool,
   finish: finishTool,
   ask_owner: askOwnerTool,
   propose_criteria: proposeCriteriaTool,

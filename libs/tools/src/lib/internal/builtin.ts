@@ -1,12 +1,13 @@
 import type { JsonObject, JsonValue } from '@packetagent/contracts';
 import { oneLine } from './text';
-import type { AbandonContext, HostResolver, OperationDescriptor, SandboxPort, ToolContext, ToolOutcome, ToolsConfig } from '../tool.types';
+import type { AbandonContext, HostResolver, McpPort, OperationDescriptor, SandboxPort, ToolContext, ToolOutcome, ToolsConfig } from '../tool.types';
 
 /** What handlers get besides their arguments and the call's context. */
 export interface ToolEnvironment {
   config: ToolsConfig;
   resolveHost: HostResolver;
   sandbox: SandboxPort | null;
+  mcp?: McpPort | null;
 }
 
 /**
