@@ -18,6 +18,7 @@ import { StopRunUseCase } from './runs/usecases/stop-run';
 import { DeliverWebhookUseCase } from './webhooks/deliver-webhook';
 import { CreateVersionUseCase } from './workers/usecases/create-version';
 import { CreateWorkerUseCase } from './workers/usecases/create-worker';
+import { PinMcpTools } from './workers/usecases/pin-mcp-tools';
 import { ReadWorkersUseCase } from './workers/usecases/read-workers';
 
 const INTAKE_EVENT_SCHEMAS = Symbol('INTAKE_EVENT_SCHEMAS');
@@ -45,6 +46,7 @@ export class IntakeModule {
         },
         RunAdmission,
         CreateWorkerUseCase,
+        PinMcpTools,
         CreateVersionUseCase,
         ReadWorkersUseCase,
         CreateDeploymentUseCase,

@@ -5,7 +5,7 @@ import {
   narrowDefinition,
   triggerKey,
   triggerKind,
-  validateWorkerDefinition,
+  validateStoredDefinition,
   type EffectiveLimits,
   type TriggerBinding,
   type WorkerDefinition,
@@ -37,7 +37,7 @@ export async function effectiveVersion(
   if (!row) throw new NotFoundError(target.version ? `version ${target.version} of worker` : 'a version of worker', target.workerId);
   // Stored versions were validated when created; validating again fails loudly if a stored
   // document ever stops matching the schema, rather than deploying something unchecked.
-  const definition = validateWorkerDefinition(row.definition);
+  const definition = validateStoredDefinition(row.definition);
   const effective = narrowDefinition(definition, overridesInput ?? {});
   const overrides = DeploymentOverridesSchema.parse(overridesInput ?? {});
   return {

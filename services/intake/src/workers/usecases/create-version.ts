@@ -4,6 +4,7 @@ import { PostgresEventStore } from '@packetagent/eventstore';
 import { NotFoundError } from '../../shared/errors';
 import { Streams } from '../../shared/ids';
 import type { WorkerRow } from '../worker.rows';
+import { PinMcpTools } from './pin-mcp-tools';
 
 export interface CreateVersion {
   workspaceId: string;
@@ -14,18 +15,20 @@ export interface CreateVersion {
 }
 
 /**
- * Validates a definition and stores it as the worker's next immutable version, identified by
- * the SHA-256 of its canonical form. A definition equal to the latest version creates nothing.
+ * Validates a definition, pins the tools its MCP servers list now, and stores it as the worker's
+ * next immutable version, identified by the SHA-256 of its canonical form (pinned tools
+ * included). A definition equal to the latest version creates nothing.
  */
 @Injectable()
 export class CreateVersionUseCase {
   constructor(
     private readonly store: PostgresEventStore,
+    private readonly mcpTools: PinMcpTools,
   ) {}
 
   async execute(command: CreateVersion): Promise<{ version: number; digest: string; created: boolean }> {
-    // Parsing happens before any lock or write: a malformed definition touches nothing.
-    const definition = parseWorkerDefinition(command.source, command.format);
+    // Parsing and listing happen before any lock or write: a definition refused touches nothing.
+    const definition = await this.mcpTools.pin(command.workspaceId, parseWorkerDefinition(command.source, command.format));
     const { canonical, digest } = canonicalDefinition(definition);
     return this.store.transaction(async (client) => {
       const { rows } = await client.query<WorkerRow>(
