@@ -19,8 +19,11 @@ export const McpToolNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'le
 const limits = {
   /** One call's time limit, from the request's arrival to the result. */
   timeoutMs: z.number().int().min(100).max(600_000).default(60_000),
-  /** The largest result kept: larger ones are refused, not cut (a cut JSON result would mislead). */
-  maxResultBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+  /**
+   * The largest result kept: larger ones are refused, not cut (a cut JSON result would mislead).
+   * At most 32 MiB, the payload store's default limit, since the whole result is stored as one payload.
+   */
+  maxResultBytes: z.number().int().min(1024).max(32 * 1024 * 1024).default(4 * 1024 * 1024),
 };
 
 export const McpHttpServerSchema = z.strictObject({
@@ -89,6 +92,8 @@ export const McpListResultSchema = z.object({
   server: z.object({ name: z.string(), version: z.string() }),
   protocolVersion: z.string(),
   tools: z.array(PinnedMcpToolSchema),
+  /** Tools the server listed that cannot be pinned (a name `mcp:<server>/<tool>` cannot carry, a description too long), with why. */
+  skipped: z.array(z.object({ name: z.string(), reason: z.string() })).optional(),
 });
 export type McpListResult = z.infer<typeof McpListResultSchema>;
 
@@ -146,4 +151,6 @@ export const McpErrorCodes = {
   resultTooLarge: 'mcp_result_too_large',
   /** The arguments do not match the pinned input schema. */
   invalidArguments: 'mcp_invalid_arguments',
+  /** The server ran the tool and flagged its result as an error (`isError: true`); the message is its text. */
+  toolError: 'mcp_tool_error',
 } as const;
