@@ -1,4 +1,5 @@
 export { ToolRegistry, type ToolRegistryOptions } from './lib/registry';
+export { McpCatalogue, mcpFunctionName, type CatalogueEntry, type CatalogueServer } from './lib/mcp/mcp-catalogue';
 export { DEFAULT_TOOLS_CONFIG, ToolsConfigSchema, toolsConfig } from './lib/config';
 export { ToolAbortedError, ToolArgumentsError, ToolNotAuthorizedError } from './lib/errors';
 export { forbiddenAddressReason } from './lib/net/address-policy';

@@ -4,6 +4,7 @@ import { registerIntakeEvents, registerPolicyEvents, registerRunCareEvents, regi
 import { envProviderKeys, ProviderRouter, providerConfigFromEnv } from '@packetagent/providers';
 import { ToolRegistry, toolsConfig } from '@packetagent/tools';
 import { RunClaims } from './claims/run-claims';
+import { BusMcp } from './execution/adapters/bus-mcp';
 import { BusSandbox } from './execution/adapters/bus-sandbox';
 import { SupervisorEngine } from './engine/supervisor-engine';
 import { WakeConsumer } from './engine/wake.consumer';
@@ -48,7 +49,7 @@ export class SupervisorModule {
         },
         {
           provide: TOOL_REGISTRY,
-          useFactory: (commands: CommandBus) => options.registry ?? new ToolRegistry({ config: toolsConfig(resolved.tools), sandbox: new BusSandbox(commands) }),
+          useFactory: (commands: CommandBus) => options.registry ?? new ToolRegistry({ config: toolsConfig(resolved.tools), sandbox: new BusSandbox(commands), mcp: new BusMcp(commands) }),
           inject: [CommandBus],
         },
         RunClaims,

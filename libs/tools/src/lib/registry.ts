@@ -6,6 +6,7 @@ import { failure, type BuiltinTool, type ToolEnvironment } from './internal/buil
 import { issuesOf } from './internal/schema';
 import { MODEL_TEXT_LIMIT, truncateText } from './internal/text';
 import { systemResolver } from './net/destination';
+import { McpCatalogue, type CatalogueEntry } from './mcp/mcp-catalogue';
 import type { AbandonContext, CallAuthorization, HostResolver, McpPort, OperationDescriptor, PlannedCall, SandboxPort, ToolContext, ToolOutcome, ToolsConfig, ToolSpec } from './tool.types';
 
 export interface ToolRegistryOptions {
@@ -79,19 +80,38 @@ export class ToolRegistry {
     return this.builtin(name).descriptor;
   }
 
-  /** Tools as the model is shown them, in the order asked. */
-  describe(tools: readonly ToolName[]): Array<ToolSpec> {
-    return tools.map((name) => {
+  /**
+   * Tools as the model is shown them, in the order asked; `mcp` stands for the run's MCP tools,
+   * each shown under its own name with its pinned description and input schema.
+   */
+  describe(tools: readonly ToolName[], mcp: McpCatalogue = McpCatalogue.empty()): Array<ToolSpec> {
+    const specs: ToolSpec[] = [];
+    let mcpShown = false;
+    for (const name of tools) {
+      if (name === 'mcp') {
+        if (!mcpShown) specs.push(...mcp.specs());
+        mcpShown = true;
+        continue;
+      }
       const { description, parameters } = this.builtin(name).descriptor;
-      return { name, description, parameters };
-    });
+      specs.push({ name, description, parameters });
+    }
+    return specs;
   }
 
   /**
    * Validates the model's call and derives everything policy, budget and the effect log need.
    * Throws ToolArgumentsError (each issue with its path) for an unknown tool or bad arguments.
    */
-  plan(callId: string, name: string, rawArgs: unknown): PlannedCall {
+  plan(callId: string, name: string, rawArgs: unknown, mcp?: McpCatalogue): PlannedCall {
+    const entry = mcp?.byFunctionName(name);
+    if (entry) return this.planMcp(callId, entry, { server: entry.server.name, tool: entry.tool.name, arguments: rawArgs ?? {} });
+    if (name === 'mcp' && mcp) {
+      const wanted = rawArgs as { server?: unknown; tool?: unknown } | null;
+      const named = typeof wanted?.server === 'string' && typeof wanted.tool === 'string' ? mcp.find(wanted.server, wanted.tool) : undefined;
+      if (!named) throw new ToolArgumentsError(name, [{ path: '(tool)', message: 'not one of the MCP tools this run may call: call them by their own names' }]);
+      return this.planMcp(callId, named, rawArgs);
+    }
     if (!isKnownTool(name)) {
       throw new ToolArgumentsError(name, [{ path: '(tool)', message: `unknown tool "${name}"; known tools: ${TOOL_NAMES.join(', ')}` }]);
     }
@@ -116,6 +136,13 @@ export class ToolRegistry {
       callDigest: sha256Hex(canonicalJson({ tool: name, verb, resource, redactedArgs })),
       control: descriptor.control === true,
     };
+  }
+
+  /** An MCP call: what the mcp builtin plans, with the server's credential and what its trust lets policy assume. */
+  private planMcp(callId: string, entry: CatalogueEntry, args: unknown): PlannedCall {
+    const planned = this.plan(callId, 'mcp', args);
+    const credential = entry.server.transport === 'http' ? entry.server.credential : undefined;
+    return { ...planned, ...McpCatalogue.effects(entry), credentials: credential ? [credential] : [] };
   }
 
   /**

@@ -1,4 +1,5 @@
-import type { BrowserActRequest, BrowserActResult, ExecRequest, ExecResult, JsonObject, JsonValue, McpCallResult, ToolName } from '@packetagent/contracts';
+import type { BrowserActRequest, BrowserActResult, ExecRequest, ExecResult, JsonObject, JsonValue, McpCallResult, ParsedMcpServerSpec, PinnedMcpTool, ToolName } from '@packetagent/contracts';
+import type { McpCatalogue } from './mcp/mcp-catalogue';
 import type { z } from 'zod';
 
 /**
@@ -90,6 +91,8 @@ export interface ToolContext {
   browserUrls?: readonly string[];
   /** Policy's single-use grant for the key of the computer the call runs on, when it names one. */
   computerGrant?: string;
+  /** The run's MCP tools (its version's pinned tools that its grants cover). */
+  mcp?: McpCatalogue;
 }
 
 /** Which call is given up: the run and the call's idempotency key. */
@@ -111,15 +114,17 @@ export interface SandboxPort {
   browse(request: BrowserActRequest, signal: AbortSignal): Promise<BrowserActResult>;
 }
 
-/** One MCP call as the tools ask it; the port resolves the server spec, pinned tool and bearer from the run's definition. */
+/** One MCP call as the tools ask it: the server and tool exactly as the run's version pinned them. */
 export interface McpCallRequest {
   workspaceId: string;
   runId: string;
   /** The call's idempotency key: a repeat answers the first result. */
   callKey: string;
-  server: string;
-  tool: string;
+  server: ParsedMcpServerSpec;
+  tool: PinnedMcpTool;
   arguments: JsonObject;
+  /** The server's credential, resolved for this call. */
+  bearer?: string;
 }
 
 /** The run's MCP sessions (the sandbox service is the client). Absent, the mcp tool fails closed with `mcp_unavailable`. */

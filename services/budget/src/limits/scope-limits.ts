@@ -33,7 +33,7 @@ export function usdToMicros(value: number): number {
   return Math.round(value * MICRO_USD_PER_USD);
 }
 
-const TOOL_UNIT = /^[a-z][a-z0-9_]{0,63}$/;
+const TOOL_UNIT = /^([a-z][a-z0-9_]{0,63}|mcp:[a-z][a-z0-9_-]{0,31}\/[A-Za-z0-9_.-]{1,128})$/;
 
 /**
  * The scope limits a deployment's effective budgets declare: per run, per deployment (rolling

@@ -3,6 +3,7 @@ import type { RunPin } from '@packetagent/contracts';
 import type { ProviderRouter, ResolvedModel } from '@packetagent/providers';
 import type { ToolRegistry } from '@packetagent/tools';
 import { RunDefinitions } from '../execution/run-definitions';
+import { mcpCatalogueOf } from './mcp-catalogue';
 import type { PinnedRun } from '../run/run.intent';
 import { taskMessage } from '../run/run.prompt';
 import type { RunAggregate } from '../run/run.state';
@@ -22,6 +23,7 @@ export class RunPinning {
   async pin(state: RunAggregate, pin: RunPin = state.pin!, signal: AbortSignal = new AbortController().signal): Promise<{ pinned: PinnedRun; model: ResolvedModel }> {
     const definition = await this.definitions.load(state.workspaceId, pin, signal);
     const model = await this.router.resolve(definition.model);
+    const mcp = mcpCatalogueOf(definition);
     const input = await this.definitions.input(state.workspaceId, { input: state.activation!.input ?? null, inputRef: state.activation!.inputRef }, signal);
     const pinned: PinnedRun = {
       definition,
@@ -33,7 +35,8 @@ export class RunPinning {
         maxOutputTokens: model.entry.maxOutputTokens,
         structuredOutput: model.entry.capabilities.structuredOutput,
       },
-      plan: (callId, name, args) => this.tools.plan(callId, name, args),
+      plan: (callId, name, args) => this.tools.plan(callId, name, args, mcp),
+      mcp,
       task: taskMessage(input),
       stallTurns: this.options.stallTurns,
       compactAtRatio: this.options.compactAtRatio,

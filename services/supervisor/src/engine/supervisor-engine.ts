@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { BUS_TOPOLOGY, CommandBus, EVENT_REGISTRY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
-import { DomainError, PolicyCommands, runStreamId, SandboxCommands, type EventRegistry, type RunExecutionEventData } from '@packetagent/contracts';
+import { DomainError, McpCommands, PolicyCommands, runStreamId, SandboxCommands, type EventRegistry, type RunExecutionEventData } from '@packetagent/contracts';
 import { PayloadStore, PostgresEventStore } from '@packetagent/eventstore';
 import type { ProviderRouter, ResolvedModel } from '@packetagent/providers';
 import type { ToolRegistry } from '@packetagent/tools';
@@ -184,7 +184,7 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
       return { status: 'terminal' };
     }
 
-    const run = { runId, workspaceId, effectiveDigest: state.pin.effectiveDigest, browserUrls: browserUrlsOf(pinned) };
+    const run = { runId, workspaceId, effectiveDigest: state.pin.effectiveDigest, browserUrls: browserUrlsOf(pinned), mcp: pinned.mcp };
     const execution = new RunExecution(runPorts(run, model, this.infrastructure()), state, pinned, { replica: this.options.replicaId, claim });
     this.active.set(runId, execution);
     if (claim > 1 && state.started) this.counters.recovered += 1;
@@ -192,6 +192,8 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
     const outcome: DriveOutcome = await execution.drive();
     // A run's browser page lives while the run is driven here; a parked or ended run gets a fresh one.
     if (run.browserUrls.length > 0) this.closeBrowser(runId, workspaceId);
+    // So are its MCP sessions (and the stdio servers they started).
+    if (run.mcp.size > 0) this.closeMcp(runId, workspaceId);
     switch (outcome.status) {
       case 'terminal':
         this.counters.finished += 1;
@@ -206,6 +208,12 @@ export class SupervisorEngine implements OnApplicationBootstrap, OnModuleDestroy
   private closeBrowser(runId: string, workspaceId: string): void {
     void this.commands.request(SandboxCommands.browserClose, { workspaceId, runId }, { timeoutMs: 5_000 }).catch((error: unknown) => {
       this.options.log('warn', 'the run\'s browser context was not closed; the sandbox closes it when idle', { runId, error: error instanceof Error ? error.message : String(error) });
+    });
+  }
+
+  private closeMcp(runId: string, workspaceId: string): void {
+    void this.commands.request(McpCommands.close, { workspaceId, runId }, { timeoutMs: 5_000 }).catch((error: unknown) => {
+      this.options.log('warn', "the run's MCP sessions were not closed; the sandbox closes them when idle or at shutdown", { runId, error: error instanceof Error ? error.message : String(error) });
     });
   }
 

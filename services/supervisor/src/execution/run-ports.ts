@@ -2,7 +2,7 @@ import type { CommandBus } from '@packetagent/bus';
 import type { EventRegistry } from '@packetagent/contracts';
 import type { PayloadStore, PostgresEventStore } from '@packetagent/eventstore';
 import type { ProviderRouter, ResolvedModel } from '@packetagent/providers';
-import type { ToolRegistry } from '@packetagent/tools';
+import type { McpCatalogue, ToolRegistry } from '@packetagent/tools';
 import type { SupervisorOptions } from '../supervisor.options';
 import { LedgerBudget } from './adapters/ledger-budget';
 import { PolicyGuard } from './adapters/policy-guard';
@@ -26,10 +26,10 @@ export interface RunInfrastructure {
 const EVENT_BUDGET_BYTES = 384 * 1024;
 
 /** The production ports of one run. */
-export function runPorts(run: { runId: string; workspaceId: string; effectiveDigest: string; browserUrls?: readonly string[] }, model: ResolvedModel, infra: RunInfrastructure): RunPorts {
+export function runPorts(run: { runId: string; workspaceId: string; effectiveDigest: string; browserUrls?: readonly string[]; mcp?: McpCatalogue }, model: ResolvedModel, infra: RunInfrastructure): RunPorts {
   const { options } = infra;
   return {
-    model: new RouterModel(infra.router, infra.tools, model),
+    model: new RouterModel(infra.router, infra.tools, model, run.mcp),
     guard: new PolicyGuard(infra.commands, run),
     budget: new LedgerBudget(infra.commands, run, options.log),
     effects: new RegistryEffects(infra.tools, run, options.dataDir),

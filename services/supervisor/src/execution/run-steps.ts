@@ -127,7 +127,7 @@ async function carryOut(context: StepContext, call: PendingCall, planned: Planne
   }
   let reservationId: string | null = null;
   if (outcome.reserveAction) {
-    const action = await ports.budget.reserve([{ unit: `count:${planned.tool}`, amount: 1 }], `action:${call.callId}`, signal);
+    const action = await ports.budget.reserve([{ unit: actionUnit(planned), amount: 1 }], `action:${call.callId}`, signal);
     if (action.refused) return { kind: 'end', events: [...outcome.events, ...budgetRefused(action.refused)] };
     reservationId = action.id;
   }
@@ -144,7 +144,7 @@ async function carryOut(context: StepContext, call: PendingCall, planned: Planne
   }
   const step = await recordExecution(context, planned, afterExecution(recorder.state, call, planned, result, effect));
   // A lost outcome may have taken effect: it counts against the action budget like a done one.
-  if (result.ok || result.lost) await ports.budget.settle(reservationId, [{ unit: `count:${planned.tool}`, amount: 1 }]);
+  if (result.ok || result.lost) await ports.budget.settle(reservationId, [{ unit: actionUnit(planned), amount: 1 }]);
   else await ports.budget.release(reservationId);
   return step;
 }
@@ -158,4 +158,9 @@ interface Grants {
 function execute(context: StepContext, planned: PlannedCall, authorization: CallAuthorization, grants: Grants, idempotencyKey: string): Promise<ToolOutcome> {
   throwIfAborted(context.signal);
   return context.ports.effects.execute(planned, authorization, { idempotencyKey, ...grants, signal: context.signal });
+}
+
+/** The action unit a call counts against: `count:<tool>`, and `count:mcp:<server>/<tool>` for an MCP tool. */
+function actionUnit(planned: PlannedCall): string {
+  return planned.tool === 'mcp' && planned.resource ? `count:mcp:${planned.resource}` : `count:${planned.tool}`;
 }

@@ -1,3 +1,4 @@
+import type { McpCatalogue } from '@packetagent/tools';
 import type { AuthorizeResult, IntakeEventData, JsonObject, RunExecutionEventData, RunExecutionEventType, ToolName, WorkerDefinition } from '@packetagent/contracts';
 import type { ChatMessage } from '@packetagent/providers';
 import type { PlannedCall } from '@packetagent/tools';
@@ -93,6 +94,8 @@ export interface PinnedRun {
   };
   /** Parses a tool call into its operation (pure); throws ToolArgumentsError for bad arguments. */
   plan: (callId: string, name: string, args: unknown) => PlannedCall;
+  /** The MCP tools the run may call (its version's pinned tools its grants cover). */
+  mcp: McpCatalogue;
   task: string;
   stallTurns: number;
   compactAtRatio: number;

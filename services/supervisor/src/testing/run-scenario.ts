@@ -1,3 +1,4 @@
+import { mcpCatalogueOf } from '../engine/mcp-catalogue';
 import { newEventId, validateWorkerDefinition, type DecodedEvent, type JsonObject } from '@packetagent/contracts';
 import { ToolRegistry } from '@packetagent/tools';
 import { decide } from '../run/run.decider';
@@ -123,7 +124,8 @@ export function pinnedRun(options: DefinitionOptions & Partial<Pick<PinnedRun, '
   return {
     definition,
     model: { ...model, contextWindow: options.contextWindow ?? 200_000, maxOutputTokens: 4_096, structuredOutput: options.structuredOutput ?? false },
-    plan: (callId, name, args) => tools.plan(callId, name, args),
+    plan: (callId, name, args) => tools.plan(callId, name, args, mcpCatalogueOf(definition)),
+    mcp: mcpCatalogueOf(definition),
     task: taskMessage(activation.input),
     stallTurns: options.stallTurns ?? 3,
     compactAtRatio: options.compactAtRatio ?? 0.8,

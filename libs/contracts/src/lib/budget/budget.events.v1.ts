@@ -7,7 +7,7 @@ const id = z.string().min(1).max(200);
  * What a budget counts: `usd` in integer micro-dollars (1 USD = 1 000 000), or `count:<tool>`
  * in calls of that tool. Ledger amounts are integers: a float never enters the ledger.
  */
-export const BudgetUnitSchema = z.string().regex(/^(usd|count:[a-z][a-z0-9_]{0,63})$/, 'usd or count:<tool>');
+export const BudgetUnitSchema = z.string().regex(/^(usd|count:[a-z][a-z0-9_]{0,63}|count:mcp:[a-z][a-z0-9_-]{0,31}\/[A-Za-z0-9_.-]{1,128})$/, 'usd, count:<tool> or count:mcp:<server>/<tool>');
 export type BudgetUnit = z.infer<typeof BudgetUnitSchema>;
 
 export const MICRO_USD_PER_USD = 1_000_000;

@@ -166,3 +166,24 @@ describe('MCP grants in deployment overrides', () => {
     );
   });
 });
+
+describe('action budgets of MCP tools', () => {
+  const base = (actions: Record<string, unknown>) => `apiVersion: packetagent/v1
+kind: Worker
+name: tracker-bot
+model: { provider: scripted, model: tracker }
+instructions: File issues.
+mcp:
+  - { name: tracker, transport: http, url: "https://tracker.example.com/mcp" }
+tools:
+  - { tool: "mcp:tracker/create_issue", approval: never }
+budgets: { actions: ${JSON.stringify(actions)} }
+exit: { finish: { criteria: [done] } }
+triggers: [{ manual: {} }]
+`;
+
+  it('counts an MCP tool by its id, and refuses the bare mcp tool, which no call is counted as', () => {
+    expect(parseWorkerDefinition(base({ 'mcp:tracker/create_issue': { perDay: 5 } }), 'yaml').budgets.actions).toEqual({ 'mcp:tracker/create_issue': { perDay: 5 } });
+    expect(() => parseWorkerDefinition(base({ mcp: { perDay: 5 } }), 'yaml')).toThrow(/counted per tool/);
+  });
+});

@@ -1,3 +1,4 @@
+import { parseMcpToolId } from '../sandbox/mcp.v1';
 import { z } from 'zod';
 import type { JsonObject } from '../json';
 import { ComputerNameSchema } from '../sandbox/computer.v1';
@@ -388,7 +389,9 @@ export const BudgetsSchema: z.ZodType<Budgets> = strict({
     .record(z.string(), ActionBudgetSchema)
     .superRefine((actions, ctx) => {
       for (const tool of Object.keys(actions)) {
-        if (!isKnownTool(tool)) ctx.addIssue({ code: 'custom', path: [tool], message: `unknown tool "${tool}" (known: ${TOOL_NAMES.join(', ')})` });
+        // An MCP tool's calls are counted apart: `mcp:<server>/<tool>` (count:mcp:<server>/<tool>).
+        if (tool === 'mcp') ctx.addIssue({ code: 'custom', path: [tool], message: 'MCP calls are counted per tool: name it as mcp:<server>/<tool>' });
+        else if (!isKnownTool(tool) && !parseMcpToolId(tool)) ctx.addIssue({ code: 'custom', path: [tool], message: `unknown tool "${tool}" (known: ${TOOL_NAMES.join(', ')})` });
       }
     })
     .optional(),

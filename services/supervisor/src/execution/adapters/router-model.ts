@@ -1,5 +1,5 @@
 import type { ModelRequest, ModelTurn, ProviderRouter, ResolvedModel } from '@packetagent/providers';
-import type { ToolRegistry } from '@packetagent/tools';
+import type { McpCatalogue, ToolRegistry } from '@packetagent/tools';
 import type { PlanRequest } from '../../run/run.intent';
 import type { ModelPort } from '../ports';
 
@@ -11,6 +11,7 @@ export class RouterModel implements ModelPort {
     private readonly router: ProviderRouter,
     private readonly tools: ToolRegistry,
     private readonly model: ResolvedModel,
+    private readonly mcp?: McpCatalogue,
   ) {
     const { pricing } = model.entry;
     this.free = pricing.inputPerMTokUsd === 0 && pricing.outputPerMTokUsd === 0;
@@ -29,7 +30,7 @@ export class RouterModel implements ModelPort {
       model: this.model,
       system: request.system,
       messages: request.messages,
-      tools: this.tools.describe(request.tools),
+      tools: this.tools.describe(request.tools, this.mcp),
       maxOutputTokens: request.maxOutputTokens,
       turn: request.iteration - 1,
       ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),

@@ -1,4 +1,6 @@
-import type { McpCallResult } from '@packetagent/contracts';
+import { mcpToolDigest, McpServerSpecSchema, type McpCallResult, type PinnedMcpTool } from '@packetagent/contracts';
+import { ToolArgumentsError } from '../../errors';
+import { McpCatalogue, mcpFunctionName, type CatalogueServer } from '../../mcp/mcp-catalogue';
 import { ToolRegistry } from '../../registry';
 import { allowFor, contextFor } from '../../testing/tools.testkit';
 import type { McpCallRequest, McpPort } from '../../tool.types';
@@ -10,34 +12,61 @@ function recordingPort(result: McpCallResult): McpPort & { requests: McpCallRequ
   return { requests, call: async (request) => (requests.push(request), result) };
 }
 
+function pinned(name: string, annotations: PinnedMcpTool['annotations'] = {}): PinnedMcpTool {
+  const tool = { name, description: `${name} in the tracker`, inputSchema: { type: 'object', properties: { title: { type: 'string' } } }, annotations };
+  return { ...tool, digest: mcpToolDigest(tool) };
+}
+
+function server(fields: { trusted?: boolean; credential?: string }, tools: PinnedMcpTool[]): CatalogueServer {
+  return { ...McpServerSpecSchema.parse({ name: 'tracker', transport: 'http', url: 'https://tracker.example.com/mcp', ...fields }), tools } as CatalogueServer;
+}
+
 describe('mcp tool', () => {
-  const args = { server: 'tracker', tool: 'create_issue', arguments: { title: 'Broken build' } };
+  const tools = [pinned('create_issue', { destructiveHint: false }), pinned('list_issues', { readOnlyHint: true }), pinned('delete.issue', { destructiveHint: true })];
 
-  it('plans a call as verb call on <server>/<tool>, mutating and not idempotent by key', () => {
-    const planned = new ToolRegistry().plan('call-1', 'mcp', args);
+  it('shows the model only the pinned tools a grant covers, each under its own name with its pinned schema', () => {
+    const catalogue = new McpCatalogue([server({}, tools)], ['tracker/create_issue', 'tracker/list_issues']);
+    const specs = new ToolRegistry().describe(['http_fetch', 'mcp', 'mcp'], catalogue);
+    expect(specs.map((spec) => spec.name)).toEqual(['http_fetch', 'tracker__create_issue', 'tracker__list_issues']);
+    expect(specs[1]!.parameters).toEqual(tools[0]!.inputSchema);
+    expect(mcpFunctionName('tracker', 'delete.issue')).toMatch(/^tracker__delete_issue_[0-9a-f]{8}$/);
+  });
 
-    expect(planned).toMatchObject({ tool: 'mcp', verb: 'call', resource: 'tracker/create_issue', mutating: true, idempotentByKey: false, credentials: [] });
+  it('plans a call by its function name as verb call on <server>/<tool>; annotations count only for a trusted server', () => {
+    const untrusted = new McpCatalogue([server({ credential: 'tracker_token' }, tools)], ['tracker/*']);
+    const planned = new ToolRegistry().plan('call-1', 'tracker__list_issues', { title: 'x' }, untrusted);
+    expect(planned).toMatchObject({ tool: 'mcp', verb: 'call', resource: 'tracker/list_issues', mutating: true, idempotentByKey: false, credentials: ['tracker_token'] });
+    const trusted = new McpCatalogue([server({ trusted: true }, tools)], ['tracker/*']);
+    expect(new ToolRegistry().plan('call-1', 'tracker__list_issues', {}, trusted)).toMatchObject({ mutating: false, idempotentByKey: true });
+    expect(new ToolRegistry().plan('call-1', 'tracker__create_issue', {}, trusted)).toMatchObject({ mutating: true, idempotentByKey: false });
+  });
+
+  it('refuses a tool the catalogue does not hold, however it is named', () => {
+    const catalogue = new McpCatalogue([server({}, tools)], ['tracker/list_issues']);
+    expect(() => new ToolRegistry().plan('call-1', 'mcp', { server: 'tracker', tool: 'create_issue', arguments: {} }, catalogue)).toThrow(ToolArgumentsError);
+    expect(() => new ToolRegistry().plan('call-1', 'tracker__create_issue', {}, catalogue)).toThrow(ToolArgumentsError);
   });
 
   it('fails closed with mcp_unavailable when no MCP port is configured', async () => {
     const sut = new ToolRegistry();
-    const planned = sut.plan('call-1', 'mcp', args);
-
-    const outcome = await sut.execute(planned, allowFor(planned), contextFor());
-
-    expect(outcome).toMatchObject({ ok: false, error: { code: 'mcp_unavailable' } });
+    const catalogue = new McpCatalogue([server({}, tools)], ['tracker/*']);
+    const planned = sut.plan('call-1', 'tracker__create_issue', {}, catalogue);
+    expect(await sut.execute(planned, allowFor(planned), contextFor({ mcp: catalogue }))).toMatchObject({ ok: false, error: { code: 'mcp_unavailable' } });
   });
 
-  it('calls the port with the run, the call key and the arguments, and reports a tool error by its code', async () => {
+  it('calls the port with the pinned server and tool, the call key and the bearer, and reports a tool error by its code', async () => {
+    const catalogue = new McpCatalogue([server({ credential: 'tracker_token' }, tools)], ['tracker/*']);
     const port = recordingPort(answered);
     const sut = new ToolRegistry({ mcp: port });
-    const planned = sut.plan('call-1', 'mcp', args);
+    const planned = sut.plan('call-1', 'tracker__create_issue', { title: 'Broken build' }, catalogue);
+    const ctx = contextFor({ mcp: catalogue, credentials: { tracker_token: 'tok-123456' } });
 
-    const outcome = await sut.execute(planned, allowFor(planned), contextFor());
-    const failed = await new ToolRegistry({ mcp: recordingPort({ ...answered, ok: false, error: { code: 'mcp_timeout', message: 'no answer in 60000 ms' } }) }).execute(planned, allowFor(planned), contextFor());
+    const outcome = await sut.execute(planned, allowFor(planned), ctx);
+    const failed = await new ToolRegistry({ mcp: recordingPort({ ...answered, ok: false, error: { code: 'mcp_timeout', message: 'no answer in 60000 ms' } }) }).execute(planned, allowFor(planned), ctx);
 
-    expect(port.requests).toEqual([{ workspaceId: 'ws_test', runId: 'run-0001', callKey: 'idem-key-0001', server: 'tracker', tool: 'create_issue', arguments: { title: 'Broken build' } }]);
+    expect(port.requests).toEqual([{ workspaceId: 'ws_test', runId: 'run-0001', callKey: 'idem-key-0001', server: catalogue.find('tracker', 'create_issue')!.server, tool: tools[0], arguments: { title: 'Broken build' }, bearer: 'tok-123456' }]);
     expect(outcome).toMatchObject({ ok: true, output: { ok: true, preview: 'created #12', bytes: 11 } });
     expect(failed).toMatchObject({ ok: false, error: { code: 'mcp_timeout', message: 'no answer in 60000 ms' } });
+    expect(await sut.execute(planned, allowFor(planned), contextFor({ mcp: catalogue }))).toMatchObject({ ok: false, error: { code: 'credential_unavailable' } });
   });
 });

@@ -40,10 +40,15 @@ export const mcpTool: BuiltinTool<McpArgs> = {
 
   async execute(args, ctx, env) {
     if (!env.mcp) return failure('mcp_unavailable', 'no MCP client is configured: MCP tools are called through the sandbox service only');
+    const entry = ctx.mcp?.find(args.server, args.tool);
+    if (!entry) return failure('mcp_tool_not_pinned', `mcp:${args.server}/${args.tool} is not among the tools this run's version pinned and its grants cover`);
+    const credential = entry.server.transport === 'http' ? entry.server.credential : undefined;
+    const bearer = credential ? ctx.credentials[credential] : undefined;
+    if (credential && !bearer) return failure('credential_unavailable', `the credential ${credential} of MCP server "${args.server}" was not resolved for this call`);
     let result: McpCallResult;
     try {
       result = await env.mcp.call(
-        { workspaceId: ctx.workspaceId, runId: ctx.runId, callKey: ctx.idempotencyKey, server: args.server, tool: args.tool, arguments: args.arguments },
+        { workspaceId: ctx.workspaceId, runId: ctx.runId, callKey: ctx.idempotencyKey, server: entry.server, tool: entry.tool, arguments: args.arguments, ...(bearer ? { bearer } : {}) },
         ctx.signal,
       );
     } catch (error) {
