@@ -10,6 +10,7 @@ import { ReadComputer } from './computers/read-computer';
 import { GrantComputerKey } from './computers/usecases/grant-computer-key';
 import { ApplyDeploymentEvent } from './deployments/apply-deployment-event';
 import { DeploymentEventsConsumer } from './deployments/deployment-events.consumer';
+import { EffectiveMcpServers } from './deployments/effective-mcp-servers';
 import { PolicyCommandHandlers } from './policy.handlers';
 import { POLICY_OPTIONS, resolvePolicyOptions, type PolicyModuleOptions } from './policy.options';
 import { ApplyRunAdmitted } from './runs/apply-run-admitted';
@@ -36,6 +37,7 @@ export class PolicyModule {
           useFactory: (registry: EventRegistry) => registerRunExecutionEvents(registerPolicyEvents(registerSchedulerEvents(registerIntakeEvents(registry)))),
           inject: [EVENT_REGISTRY],
         },
+        EffectiveMcpServers,
         ApplyDeploymentEvent,
         DeploymentEventsConsumer,
         ApplyRunAdmitted,

@@ -6,6 +6,7 @@ import { withdrawOpenAttention } from '../attention/attention.rows';
 import { SYSTEM_ACTOR } from '../attention/usecases/answer-attention';
 import { compileGrants, type GrantSet } from '../grants/compile-grants';
 import { POLICY_OPTIONS, type ResolvedPolicyOptions } from '../policy.options';
+import { EffectiveMcpServers } from './effective-mcp-servers';
 
 export type ApplyOutcome = 'applied' | 'ignored' | 'not_relevant';
 
@@ -22,6 +23,7 @@ export class ApplyDeploymentEvent {
   constructor(
     private readonly store: PostgresEventStore,
     @Inject(POLICY_OPTIONS) private readonly options: ResolvedPolicyOptions,
+    private readonly mcpServers: EffectiveMcpServers,
   ) {}
 
   async execute(event: DecodedEvent): Promise<ApplyOutcome> {
@@ -42,12 +44,12 @@ export class ApplyDeploymentEvent {
       switch (event.type) {
         case 'deployment.created': {
           const data = event.data as IntakeEventData<'deployment.created'>;
-          await this.pin(client, deploymentId, data.version, data.digest, data.effectiveDigest, data.limits?.tools);
+          await this.pin(client, event.workspaceId, deploymentId, data.version, data.digest, data.effectiveDigest, data.limits?.tools);
           break;
         }
         case 'deployment.rolled_back': {
           const data = event.data as IntakeEventData<'deployment.rolled_back'>;
-          await this.pin(client, deploymentId, data.version, data.digest, data.effectiveDigest, data.limits?.tools);
+          await this.pin(client, event.workspaceId, deploymentId, data.version, data.digest, data.effectiveDigest, data.limits?.tools);
           break;
         }
         case 'deployment.paused':
@@ -68,10 +70,18 @@ export class ApplyDeploymentEvent {
     });
   }
 
-  private async pin(client: PoolClient, deploymentId: string, version: number, digest: string, effectiveDigest: string, tools: readonly JsonValue[] | undefined): Promise<void> {
+  private async pin(
+    client: PoolClient,
+    workspaceId: string,
+    deploymentId: string,
+    version: number,
+    digest: string,
+    effectiveDigest: string,
+    tools: readonly JsonValue[] | undefined,
+  ): Promise<void> {
     let set: GrantSet | null = null;
     if (tools) {
-      const compiled = compileGrants(effectiveDigest, tools);
+      const compiled = compileGrants(effectiveDigest, tools, await this.mcpServers.of(workspaceId, effectiveDigest, tools));
       for (const issue of compiled.issues) this.options.log('warn', 'tool grant left out of the compiled grants', { deploymentId, ...issue });
       set = compiled.set;
       await client.query(

@@ -29,7 +29,7 @@ describe(compileGrants.name, () => {
       { tool: 'files', verbs: ['read', 'format'], resources: ['../outside'], approval: 'never', credentials: [] },
       'not a grant',
     ]);
-    expect(set.grants).toEqual([{ tool: 'files', verbs: ['read'], resources: [], approval: 'never', credentials: [], approvalTimeoutSeconds: null, computers: null }]);
+    expect(set.grants).toEqual([{ tool: 'files', verbs: ['read'], resources: [], approval: 'never', credentials: [], approvalTimeoutSeconds: null, computers: null, mcpTools: null }]);
     expect(issues.map((issue) => issue.index)).toEqual([0, 1, 2]);
   });
 

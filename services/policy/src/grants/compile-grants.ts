@@ -5,12 +5,14 @@ import {
   ComputerNameSchema,
   isKnownTool,
   KNOWN_TOOLS,
+  MCP_TOOL,
   normaliseResource,
   sha256Hex,
   type Approval,
   type JsonValue,
   type ToolName,
 } from '@packetagent/contracts';
+import { coveredMcpTools, type CompiledMcpTool, type McpServerPins } from './mcp-grants';
 
 /** One tool's grant, ready to evaluate calls against. */
 export interface CompiledGrant {
@@ -24,6 +26,8 @@ export interface CompiledGrant {
   approvalTimeoutSeconds: number | null;
   /** run_command only: the registered computers its calls may run on, sorted; null for the local sandbox only. */
   computers: string[] | null;
+  /** mcp only: the pinned tools its resources cover, sorted; a call of any other tool is denied. Null for other tools. */
+  mcpTools: CompiledMcpTool[] | null;
 }
 
 export interface GrantSet {
@@ -50,14 +54,28 @@ const LimitGrant = z.object({
 
 const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort();
 
+const byToolThenResources = (a: CompiledGrant, b: CompiledGrant): number => {
+  const ka = `${a.tool}\u0000${(a.resources ?? []).join('\u0000')}`;
+  const kb = `${b.tool}\u0000${(b.resources ?? []).join('\u0000')}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+};
+
 /**
  * Compiles a deployment's effective tool grants (`limits.tools`) deterministically: known tools
  * only, verbs limited to the tool's, resources normalised, everything sorted. Anything that does
- * not compile is left out, so a damaged grant can only grant less.
+ * not compile is left out, so a damaged grant can only grant less. `mcp` may be granted several
+ * times, each resource by one grant only; its grants keep the pinned tools of `mcpServers` they
+ * cover (none when the servers are not known).
  */
-export function compileGrants(effectiveDigest: string, tools: readonly JsonValue[]): { set: GrantSet; issues: CompileIssue[] } {
+export function compileGrants(
+  effectiveDigest: string,
+  tools: readonly JsonValue[],
+  mcpServers: readonly McpServerPins[] = [],
+): { set: GrantSet; issues: CompileIssue[] } {
   const issues: CompileIssue[] = [];
   const byTool = new Map<ToolName, CompiledGrant>();
+  const mcpGrants: CompiledGrant[] = [];
+  const mcpResources = new Set<string>();
   for (const [index, raw] of tools.entries()) {
     const parsed = LimitGrant.safeParse(raw);
     if (!parsed.success) {
@@ -65,7 +83,7 @@ export function compileGrants(effectiveDigest: string, tools: readonly JsonValue
       continue;
     }
     const grant = parsed.data;
-    if (!isKnownTool(grant.tool) || byTool.has(grant.tool)) {
+    if (!isKnownTool(grant.tool) || (grant.tool !== MCP_TOOL && byTool.has(grant.tool))) {
       issues.push({ index, message: isKnownTool(grant.tool) ? `second grant for ${grant.tool}` : `unknown tool "${grant.tool}"` });
       continue;
     }
@@ -84,7 +102,7 @@ export function compileGrants(effectiveDigest: string, tools: readonly JsonValue
       if (named.length < grant.computers.length) issues.push({ index, message: 'a computer name is not valid' });
       computers = named.length > 0 ? sorted(named) : null;
     }
-    byTool.set(grant.tool, {
+    const compiled: CompiledGrant = {
       tool: grant.tool,
       verbs: sorted(grant.verbs.filter((verb) => known.includes(verb))),
       // A list whose every entry failed to compile grants nothing, not everything.
@@ -93,22 +111,37 @@ export function compileGrants(effectiveDigest: string, tools: readonly JsonValue
       credentials: sorted(grant.credentials),
       approvalTimeoutSeconds: grant.approvalTimeoutSeconds ?? null,
       computers,
-    });
+      mcpTools: null,
+    };
+    if (grant.tool !== MCP_TOOL) {
+      byTool.set(grant.tool, compiled);
+      continue;
+    }
+    // Which grant decides a call must not depend on the order grants were written in.
+    const fresh = sorted(resources).filter((resource) => !mcpResources.has(resource));
+    if (fresh.length < resources.length) issues.push({ index, message: 'second grant for an mcp resource: left out of this grant' });
+    if (fresh.length === 0) continue;
+    for (const resource of fresh) mcpResources.add(resource);
+    mcpGrants.push({ ...compiled, resources: fresh, mcpTools: coveredMcpTools(fresh, mcpServers) });
   }
-  const grants = [...byTool.values()].sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+  const grants = [...byTool.values(), ...mcpGrants].sort(byToolThenResources);
   return { set: { effectiveDigest, grants, grantsDigest: grantsDigest(effectiveDigest, grants) }, issues };
 }
 
 /**
- * A grant without computers is hashed without the field, so every set compiled before computers
- * existed keeps its digest (and still verifies as stored).
+ * A grant without computers or MCP tools is hashed without those fields, so every set compiled
+ * before they existed keeps its digest (and still verifies as stored).
  */
 export function grantsDigest(effectiveDigest: string, grants: readonly CompiledGrant[]): string {
-  const hashed = grants.map(({ computers, ...rest }) => (computers === null || computers === undefined ? rest : { ...rest, computers }));
+  const hashed = grants.map(({ computers, mcpTools, ...rest }) => ({
+    ...rest,
+    ...(computers === null || computers === undefined ? {} : { computers }),
+    ...(mcpTools === null || mcpTools === undefined ? {} : { mcpTools }),
+  }));
   return sha256Hex(canonicalJson({ effectiveDigest, grants: hashed as unknown as JsonValue }));
 }
 
-/** A stored grant as compiled: sets stored before computers existed lack the field. */
+/** A stored grant as compiled: sets stored before computers or MCP existed lack those fields. */
 export function storedGrant(grant: CompiledGrant): CompiledGrant {
-  return { ...grant, computers: grant.computers ?? null };
+  return { ...grant, computers: grant.computers ?? null, mcpTools: grant.mcpTools ?? null };
 }

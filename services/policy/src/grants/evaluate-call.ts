@@ -1,5 +1,6 @@
-import { isKnownTool, KNOWN_TOOLS, normaliseResource, resourceCovers, type DecisionReasonCode, type ToolName } from '@packetagent/contracts';
+import { isKnownTool, KNOWN_TOOLS, MCP_TOOL, normaliseResource, resourceCovers, type DecisionReasonCode, type ToolName } from '@packetagent/contracts';
 import type { CompiledGrant, GrantSet } from './compile-grants';
+import { mostSpecificMcpGrant } from './mcp-grants';
 
 export interface Call {
   tool: string;
@@ -41,7 +42,9 @@ function splitUrl(raw: string): { target: string; query: string | null } {
 export function checkCall(call: Call, grants: GrantSet): CallCheck {
   if (!isKnownTool(call.tool)) return deny('unknown_tool', `"${call.tool}" is not a known tool`);
   const tool: ToolName = call.tool;
-  const grant = grants.grants.find((candidate) => candidate.tool === tool);
+  const found = tool === MCP_TOOL ? mcpGrantOf(call, grants) : grants.grants.find((candidate) => candidate.tool === tool);
+  if (found && 'ok' in found) return found;
+  const grant = found;
   if (!grant) return deny('tool_not_granted', `${tool} is not granted to this deployment`);
   const kind = KNOWN_TOOLS[tool].resourceKind;
 
@@ -69,6 +72,14 @@ export function checkCall(call: Call, grants: GrantSet): CallCheck {
     resourceKey = query === null ? normalised.value : `${normalised.value}?${query}`;
   }
 
+  let decided = grant;
+  if (tool === MCP_TOOL) {
+    const pinned = grant.mcpTools?.find((candidate) => candidate.resource === resourceKey);
+    if (!pinned) return deny('resource_not_granted', 'the version pinned no such tool of the MCP server');
+    // The tool's own hint makes every call wait for a person, whatever the grant says.
+    if (pinned.destructive) decided = { ...grant, approval: 'always' };
+  }
+
   const missing = call.credentials.filter((credential) => !grant.credentials.includes(credential));
   if (missing.length > 0) return deny('credential_not_granted', `${tool} is not granted the credential(s) ${missing.sort().join(', ')}`);
 
@@ -79,5 +90,18 @@ export function checkCall(call: Call, grants: GrantSet): CallCheck {
     // calls do not carry over between computers, nor to or from the local sandbox.
     resourceKey = `computer:${call.computer} ${resourceKey}`;
   }
-  return { ok: true, grant, resourceKey };
+  return { ok: true, grant: decided, resourceKey };
+}
+
+/**
+ * The `mcp` grant deciding the call: the one naming its tool, else its server's `*`. A call of
+ * no MCP grant at all is `tool_not_granted`, one no grant covers `resource_not_granted`.
+ */
+function mcpGrantOf(call: Call, grants: GrantSet): CompiledGrant | Extract<CallCheck, { ok: false }> | undefined {
+  const mcpGrants = grants.grants.filter((candidate) => candidate.tool === MCP_TOOL);
+  if (mcpGrants.length === 0) return undefined;
+  if (call.resource === null) return deny('resource_required', 'mcp calls must name their resource') as Extract<CallCheck, { ok: false }>;
+  const normalised = normaliseResource(MCP_TOOL, call.resource);
+  if (!normalised.ok) return deny('resource_invalid', `the resource is not valid for mcp: ${normalised.message}`) as Extract<CallCheck, { ok: false }>;
+  return mostSpecificMcpGrant(mcpGrants, normalised.value) ?? (deny('resource_not_granted', 'no resource granted to mcp covers the requested one') as Extract<CallCheck, { ok: false }>);
 }

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { BusModule, CommandBus, topology, type Topology } from '@packetagent/bus';
 import {
   EventRegistry,
+  payloadContent,
   PolicyCommands,
   registerIntakeEvents,
   registerPolicyEvents,
@@ -17,8 +18,9 @@ import {
   type EventEnvelope,
   type IntakeEventData,
   type JsonValue,
+  type WorkerDefinition,
 } from '@packetagent/contracts';
-import { EventStoreModule, PostgresEventStore, type NewEvent } from '@packetagent/eventstore';
+import { EventStoreModule, PayloadStore, PostgresEventStore, type NewEvent } from '@packetagent/eventstore';
 import { createTestBus, createTestDatabase, eventually, testEnv, type TestBus, type TestDatabase } from '@packetagent/testing';
 import { PolicyModule } from '../policy.module';
 import type { PolicyModuleOptions } from '../policy.options';
@@ -108,6 +110,26 @@ export async function deploy(h: PolicyHarness, deploymentId: string, tools: Tool
     overrides: {}, maxConcurrentRuns: 5, triggers: [], limits: { budgets: {}, bounds: {}, tools },
   };
   await appendAndAwait(h, `deployment-${deploymentId}`, { type: 'deployment.created', data, actor: INTAKE_ACTOR }, workspaceId, deploymentApplied(h, deploymentId));
+  return { effectiveDigest };
+}
+
+/**
+ * Keeps the effective definition content-addressed and appends `deployment.created` for it, as
+ * intake does, and waits until policy has compiled its grants.
+ */
+export async function deployDefinition(h: PolicyHarness, deploymentId: string, effective: WorkerDefinition): Promise<{ effectiveDigest: string }> {
+  const content = payloadContent(effective as unknown as JsonValue);
+  await h.replicas[0]!.get(PayloadStore).put(h.workspaceId, content);
+  return deployPinned(h, deploymentId, content.digest, effective.tools as unknown as ToolGrants);
+}
+
+/** `deployment.created` under a given effective digest, whether or not its definition is kept. */
+export async function deployPinned(h: PolicyHarness, deploymentId: string, effectiveDigest: string, tools: ToolGrants): Promise<{ effectiveDigest: string }> {
+  const data: IntakeEventData<'deployment.created'> = {
+    deploymentId, workerId: 'w1', workerName: 'release-audit', version: 1, digest: sha(`version:${deploymentId}`), effectiveDigest,
+    overrides: {}, maxConcurrentRuns: 5, triggers: [], limits: { budgets: {}, bounds: {}, tools },
+  };
+  await appendAndAwait(h, `deployment-${deploymentId}`, { type: 'deployment.created', data, actor: INTAKE_ACTOR }, h.workspaceId, deploymentApplied(h, deploymentId));
   return { effectiveDigest };
 }
 
