@@ -109,7 +109,7 @@ export class ToolRegistry {
     if (name === 'mcp' && mcp) {
       const wanted = rawArgs as { server?: unknown; tool?: unknown } | null;
       const named = typeof wanted?.server === 'string' && typeof wanted.tool === 'string' ? mcp.find(wanted.server, wanted.tool) : undefined;
-      if (!named) throw new ToolArgumentsError(name, [{ path: '(tool)', message: 'not one of the MCP tools this run may call: call them by their own names' }]);
+      if (!named) throw new ToolArgumentsError(name, [{ path: '(tool)', message: "not a tool this run's version pinned from its MCP servers: call MCP tools by their own names" }]);
       return this.planMcp(callId, named, rawArgs);
     }
     if (!isKnownTool(name)) {

@@ -11,6 +11,8 @@ export interface CatalogueEntry {
   functionName: string;
   server: CatalogueServer;
   tool: PinnedMcpTool;
+  /** A grant of the run covers it: the model is shown it. Others are still planned, so policy refuses them on the record. */
+  granted: boolean;
 }
 
 /** Providers accept function names of letters, digits, _ and -, 64 at most. */
@@ -30,8 +32,9 @@ function covers(resource: string, server: string, tool: string): boolean {
 }
 
 /**
- * The MCP tools of a run: the pinned tools of its version's servers that one of its `mcp` grants
- * covers, nothing else. The model is shown exactly these, and a call names one of them or fails.
+ * The MCP tools of a run: the pinned tools of its version's servers. The model is shown those one
+ * of its `mcp` grants covers; a call of another pinned tool is planned and refused by policy (on
+ * the record), and a tool the version did not pin is not a tool at all.
  */
 export class McpCatalogue {
   private readonly byFunction = new Map<string, CatalogueEntry>();
@@ -40,8 +43,8 @@ export class McpCatalogue {
   constructor(servers: readonly CatalogueServer[], grantedResources: readonly string[]) {
     for (const server of servers) {
       for (const tool of server.tools) {
-        if (!grantedResources.some((resource) => covers(resource, server.name, tool.name))) continue;
-        const entry = { functionName: mcpFunctionName(server.name, tool.name), server, tool };
+        const granted = grantedResources.some((resource) => covers(resource, server.name, tool.name));
+        const entry = { functionName: mcpFunctionName(server.name, tool.name), server, tool, granted };
         this.byFunction.set(entry.functionName, entry);
         this.byPair.set(`${server.name}/${tool.name}`, entry);
       }
@@ -52,6 +55,7 @@ export class McpCatalogue {
     return new McpCatalogue([], []);
   }
 
+  /** Pinned tools, granted or not. */
   get size(): number {
     return this.byFunction.size;
   }
@@ -66,7 +70,7 @@ export class McpCatalogue {
 
   /** The tools as the model is shown them: their pinned descriptions and input schemas. */
   specs(): ToolSpec[] {
-    return [...this.byFunction.values()].map((entry) => ({
+    return [...this.byFunction.values()].filter((entry) => entry.granted).map((entry) => ({
       name: entry.functionName,
       description: `${entry.tool.description || entry.tool.annotations.title || entry.tool.name} (MCP server "${entry.server.name}", tool "${entry.tool.name}")`.slice(0, 8_192),
       parameters: (entry.tool.inputSchema as JsonObject) ?? { type: 'object' },

@@ -41,10 +41,11 @@ describe('mcp tool', () => {
     expect(new ToolRegistry().plan('call-1', 'tracker__create_issue', {}, trusted)).toMatchObject({ mutating: true, idempotentByKey: false });
   });
 
-  it('refuses a tool the catalogue does not hold, however it is named', () => {
+  it('plans a pinned tool no grant covers (policy refuses it on the record) and refuses one the version did not pin, however it is named', () => {
     const catalogue = new McpCatalogue([server({}, tools)], ['tracker/list_issues']);
-    expect(() => new ToolRegistry().plan('call-1', 'mcp', { server: 'tracker', tool: 'create_issue', arguments: {} }, catalogue)).toThrow(ToolArgumentsError);
-    expect(() => new ToolRegistry().plan('call-1', 'tracker__create_issue', {}, catalogue)).toThrow(ToolArgumentsError);
+    expect(new ToolRegistry().plan('call-1', 'tracker__create_issue', {}, catalogue)).toMatchObject({ tool: 'mcp', resource: 'tracker/create_issue' });
+    expect(() => new ToolRegistry().plan('call-1', 'mcp', { server: 'tracker', tool: 'close_issue', arguments: {} }, catalogue)).toThrow(ToolArgumentsError);
+    expect(() => new ToolRegistry().plan('call-1', 'tracker__close_issue', {}, catalogue)).toThrow(ToolArgumentsError);
   });
 
   it('fails closed with mcp_unavailable when no MCP port is configured', async () => {
