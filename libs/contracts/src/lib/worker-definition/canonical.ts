@@ -11,10 +11,11 @@ export function canonicalDefinition(def: WorkerDefinition): { canonical: string;
   return { canonical, digest: sha256Hex(canonical) };
 }
 
-/** Every credential name a definition refers to (tool grants and notification routes), sorted. */
+/** Every credential name a definition refers to (tool grants, notification routes and MCP servers), sorted. */
 export function credentialsOf(def: WorkerDefinition): string[] {
   const names = new Set<string>();
   for (const grant of def.tools) for (const name of grant.credentials) names.add(name);
   for (const route of def.notifications) if (route.credential !== undefined) names.add(route.credential);
+  for (const server of def.mcp ?? []) if (server.transport === 'http' && server.credential !== undefined) names.add(server.credential);
   return [...names].sort();
 }

@@ -1,5 +1,5 @@
 import { mcpToolDigest, type PinnedMcpTool } from '../sandbox/mcp.v1';
-import { canonicalDefinition } from './canonical';
+import { canonicalDefinition, credentialsOf } from './canonical';
 import { DefinitionError } from './errors';
 import { narrowDefinition } from './overrides';
 import { parseWorkerDefinition, validateStoredDefinition, validateWorkerDefinition } from './parse';
@@ -55,6 +55,10 @@ describe('MCP servers and grants in a worker definition', () => {
       { name: 'tracker', transport: 'http', url: 'https://mcp.example.com/mcp', credential: 'tracker_token', trusted: false, timeoutMs: 60_000, maxResultBytes: 4 * 1024 * 1024 },
       { name: 'local', transport: 'stdio', command: 'notes-mcp', args: [], trusted: false, timeoutMs: 60_000, maxResultBytes: 4 * 1024 * 1024 },
     ]);
+  });
+
+  it('counts an http server\'s credential among the credentials the definition refers to', () => {
+    expect(credentialsOf(validateWorkerDefinition({ ...base, mcp: servers }))).toEqual(['tracker_token']);
   });
 
   it('refuses a grant for a server the definition does not declare, at the grant', () => {
