@@ -113,6 +113,7 @@ export class ToolRegistry {
       return this.planMcp(callId, named, rawArgs);
     }
     if (!isKnownTool(name)) {
+      if (mcp && mcp.size > 0 && name.includes('__')) throw new ToolArgumentsError(name, [{ path: '(tool)', message: `"${name}" is not a tool this run's version pinned from its MCP servers` }]);
       throw new ToolArgumentsError(name, [{ path: '(tool)', message: `unknown tool "${name}"; known tools: ${TOOL_NAMES.join(', ')}` }]);
     }
     const { descriptor } = this.builtin(name);

@@ -7,6 +7,10 @@ import { Principal, type WorkspacePrincipal } from '../access/principal';
 import { CreateWorkerDto, PageQueryDto } from './control-plane.dto';
 import { definitionSource } from './definition-body';
 
+
+/** Creating a version lists its MCP servers' tools to pin them: as long as the slowest server's limit (at most 10 min) allows, plus intake's margin. */
+const CREATE_VERSION_TIMEOUT_MS = 600_000 + 15_000;
+
 @ApiTags('workers')
 @Controller('api/v1/workspaces/:ws/workers')
 export class WorkersController {
@@ -42,7 +46,7 @@ export class WorkersController {
     @Headers('content-type') contentType: string | undefined,
     @Body() body: unknown,
   ) {
-    return this.bus.request(IntakeCommands.createVersion, { workspaceId: who.workspaceId, actor: who.actor, workerId, ...definitionSource(contentType, body) });
+    return this.bus.request(IntakeCommands.createVersion, { workspaceId: who.workspaceId, actor: who.actor, workerId, ...definitionSource(contentType, body) }, { timeoutMs: CREATE_VERSION_TIMEOUT_MS });
   }
 
   @Get(':workerId/versions')

@@ -6,7 +6,7 @@ import {
   IntakeCommands,
   narrowDefinition,
   parsePayload,
-  validateWorkerDefinition,
+  validateStoredDefinition,
   type JsonValue,
   type RunPin,
   type WorkerDefinition,
@@ -51,7 +51,7 @@ export class RunDefinitions {
   private async stored(workspaceId: string, effectiveDigest: string): Promise<WorkerDefinition | null> {
     try {
       // Content-addressed: what comes back hashes to the pin, or the read fails.
-      return validateWorkerDefinition(parsePayload(await this.payloads.get(workspaceId, effectiveDigest)));
+      return validateStoredDefinition(parsePayload(await this.payloads.get(workspaceId, effectiveDigest)));
     } catch (error) {
       if (error instanceof PayloadNotFoundError) return null;
       throw error;
@@ -66,7 +66,7 @@ export class RunDefinitions {
     if (version.digest !== pin.digest) {
       throw new DefinitionMismatchError(`version ${pin.version} has digest ${version.digest}, the run was admitted with ${pin.digest}`);
     }
-    const effective = narrowDefinition(validateWorkerDefinition(version.definition), deployment.overrides ?? {});
+    const effective = narrowDefinition(validateStoredDefinition(version.definition), deployment.overrides ?? {});
     const digest = canonicalDefinition(effective).digest;
     if (digest !== pin.effectiveDigest) {
       throw new DefinitionMismatchError(`the effective definition hashes to ${digest}, the run was admitted with ${pin.effectiveDigest}`);

@@ -65,7 +65,7 @@ describe('mcp tool', () => {
     const outcome = await sut.execute(planned, allowFor(planned), ctx);
     const failed = await new ToolRegistry({ mcp: recordingPort({ ...answered, ok: false, error: { code: 'mcp_timeout', message: 'no answer in 60000 ms' } }) }).execute(planned, allowFor(planned), ctx);
 
-    expect(port.requests).toEqual([{ workspaceId: 'ws_test', runId: 'run-0001', callKey: 'idem-key-0001', server: catalogue.find('tracker', 'create_issue')!.server, tool: tools[0], arguments: { title: 'Broken build' }, bearer: 'tok-123456' }]);
+    expect(port.requests).toEqual([{ workspaceId: 'ws_test', runId: 'run-0001', callKey: 'idem-key-0001', server: McpServerSpecSchema.parse({ name: 'tracker', transport: 'http', url: 'https://tracker.example.com/mcp', credential: 'tracker_token' }), tool: tools[0], arguments: { title: 'Broken build' }, bearer: 'tok-123456' }]);
     expect(outcome).toMatchObject({ ok: true, output: { ok: true, preview: 'created #12', bytes: 11 } });
     expect(failed).toMatchObject({ ok: false, error: { code: 'mcp_timeout', message: 'no answer in 60000 ms' } });
     expect(await sut.execute(planned, allowFor(planned), contextFor({ mcp: catalogue }))).toMatchObject({ ok: false, error: { code: 'credential_unavailable' } });

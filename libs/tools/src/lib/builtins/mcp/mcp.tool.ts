@@ -1,4 +1,5 @@
-import { McpServerNameSchema, McpToolNameSchema, type JsonObject, type McpCallResult } from '@packetagent/contracts';
+import { McpServerNameSchema, McpToolNameSchema, type JsonObject, type McpCallResult, type ParsedMcpServerSpec } from '@packetagent/contracts';
+import type { CatalogueServer } from '../../mcp/mcp-catalogue';
 import { z } from 'zod';
 import { failure, type BuiltinTool } from '../../internal/builtin';
 import { toParameters } from '../../internal/schema';
@@ -17,6 +18,12 @@ function callOutput(result: McpCallResult): JsonObject {
   if (result.result) output['result'] = { digest: result.result.$payload.digest, size: result.result.$payload.size };
   if (result.error) output['error'] = result.error;
   return output;
+}
+
+/** The server as the sandbox connects to it: its spec without the tools the version pinned. */
+function specOf(server: CatalogueServer): ParsedMcpServerSpec {
+  const { tools: _pinned, ...spec } = server;
+  return spec;
 }
 
 /**
@@ -48,7 +55,7 @@ export const mcpTool: BuiltinTool<McpArgs> = {
     let result: McpCallResult;
     try {
       result = await env.mcp.call(
-        { workspaceId: ctx.workspaceId, runId: ctx.runId, callKey: ctx.idempotencyKey, server: entry.server, tool: entry.tool, arguments: args.arguments, ...(bearer ? { bearer } : {}) },
+        { workspaceId: ctx.workspaceId, runId: ctx.runId, callKey: ctx.idempotencyKey, server: specOf(entry.server), tool: entry.tool, arguments: args.arguments, ...(bearer ? { bearer } : {}) },
         ctx.signal,
       );
     } catch (error) {
