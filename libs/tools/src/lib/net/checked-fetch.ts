@@ -59,7 +59,7 @@ export class CheckedFetchError extends DomainError {
   }
 }
 
-function requestUrl(raw: string | URL): URL {
+export function requestUrl(raw: string | URL): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -72,7 +72,7 @@ function requestUrl(raw: string | URL): URL {
   return url;
 }
 
-function asCheckedFetchError(error: unknown, signal: AbortSignal | undefined): CheckedFetchError {
+export function asCheckedFetchError(error: unknown, signal: AbortSignal | undefined): CheckedFetchError {
   if (error instanceof CheckedFetchError) return error;
   if (error instanceof ToolFailure && KNOWN_CODES.has(error.code)) return new CheckedFetchError(error.code as CheckedFetchErrorCode, error.message, { cause: error });
   if (signal?.aborted) return new CheckedFetchError('aborted', 'the request was aborted', { cause: error });

@@ -33,19 +33,19 @@ export interface HttpResponse {
 }
 
 /** Answers every lookup with the one address that was checked. */
-function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
+export function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
   return (_hostname, options, callback) => {
     if (options.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
     else callback(null, pinned.address, pinned.family);
   };
 }
 
-function tooLarge(limit: number): ToolFailure {
+export function tooLarge(limit: number): ToolFailure {
   return new ToolFailure('response_too_large', `the response is larger than ${limit} bytes; the connection was closed`);
 }
 
 /** Counts bytes through a stream and fails it past `limit`. */
-function byteCap(limit: number): Transform {
+export function byteCap(limit: number): Transform {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
@@ -56,7 +56,7 @@ function byteCap(limit: number): Transform {
   });
 }
 
-function decoder(encoding: string | undefined): Transform | null {
+export function decoder(encoding: string | undefined): Transform | null {
   switch ((encoding ?? 'identity').trim().toLowerCase()) {
     case 'identity':
     case '':
