@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { ExecLimitName, ExecLimits, SandboxDriverName } from '@packetagent/contracts';
 
 /** Where things are inside every sandbox, whatever the driver. */
@@ -27,6 +27,8 @@ export interface PreparedExec {
   limits: ExecLimits;
   /** Host directory bound read-only at SANDBOX_PATHS.egress, or null when nothing was fetched. */
   egressDir: string | null;
+  /** Gives the process a stdin pipe (an MCP stdio server); otherwise stdin is closed. */
+  stdin?: boolean;
 }
 
 /** How the process tree ended, as the driver saw it. */
@@ -43,6 +45,8 @@ export interface DriverExit {
 
 /** A started command. */
 export interface DriverProcess {
+  /** The process's stdin when the exec asked for one (`PreparedExec.stdin`), else null. */
+  readonly stdin?: Writable | null;
   readonly stdout: Readable;
   readonly stderr: Readable;
   /** Settles once the whole process tree is gone and its resources are released. */

@@ -119,7 +119,7 @@ export class BubblewrapDriver implements SandboxDriver {
     const launcher = ['/bin/sh', '-c', LAUNCHER, 'sh', String(process.pid), String(procsFiles.length), ...procsFiles, ...limited];
     const command = existsSync(this.setpriv) ? [this.setpriv, '--pdeathsig', 'KILL', '--', ...launcher] : launcher;
 
-    const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: {} });
+    const child = spawn(command[0]!, command.slice(1), { stdio: [exec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], env: {} });
     const listeners: Array<(limit: ExecLimitName) => void> = [];
     let reported: ExecLimitName | null = null;
     const poll = cgroup
@@ -158,9 +158,13 @@ export class BubblewrapDriver implements SandboxDriver {
       throw new DriverStartError('bubblewrap did not start');
     }
 
+    // A process that exits while its stdin is written to must not raise EPIPE on the service.
+    child.stdin?.on('error', () => undefined);
     return {
-      stdout: child.stdout,
-      stderr: child.stderr,
+      stdin: child.stdin ?? null,
+      // Both are pipes (spawned so above); the type of a conditional stdio cannot say it.
+      stdout: child.stdout!,
+      stderr: child.stderr!,
       exited,
       async kill() {
         // bwrap's child dies with it (--die-with-parent), and with it the whole PID namespace;

@@ -50,6 +50,7 @@ export class DockerDriver implements SandboxDriver {
   }
 
   async start(exec: PreparedExec): Promise<DriverProcess> {
+    if (exec.stdin) throw new DriverStartError('the Docker driver does not attach a stdin to containers yet: stdio MCP servers need the bubblewrap driver');
     const container = await this.create(exec);
     let output: ContainerOutput | undefined;
     try {
