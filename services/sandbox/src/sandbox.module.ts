@@ -20,9 +20,11 @@ import { ReplicaLink } from './exec/replica-link';
 import { CheckedEgressFetcher } from './exec/egress-fetch';
 import { ExecRunner } from './exec/exec-runner';
 import { ExecStore } from './exec/exec-store';
+import { McpSessions } from './mcp';
+import { McpCommandsHandler } from './mcp-commands.handler';
 import { SandboxCommandsHandler } from './sandbox-commands.handler';
 import { resolveSandboxOptions, SANDBOX_OPTIONS, type ResolvedSandboxOptions, type SandboxModuleOptions } from './sandbox.options';
-import { BROWSER_SESSIONS, COMPUTER_EXECS, COMPUTER_REGISTRY, DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE, PROBE_LEADER } from './sandbox.tokens';
+import { BROWSER_SESSIONS, COMPUTER_EXECS, COMPUTER_REGISTRY, DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE, MCP_SESSIONS, PROBE_LEADER } from './sandbox.tokens';
 
 /** Says at start which driver commands run in, or what to install; ends every command this replica runs when the app stops. */
 @Injectable()
@@ -35,6 +37,7 @@ class SandboxLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(COMPUTER_REGISTRY) private readonly computers: ComputerRegistry,
     @Inject(COMPUTER_EXECS) private readonly computerExecs: ComputerExecs,
     @Inject(PROBE_LEADER) private readonly probes: ProbeLeader,
+    @Inject(MCP_SESSIONS) private readonly mcp: McpSessions,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -52,7 +55,7 @@ class SandboxLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await this.probes.stop();
-    await Promise.all([this.runner.cancelAll(), this.browsers.closeAll(), this.computers.close()]);
+    await Promise.all([this.runner.cancelAll(), this.browsers.closeAll(), this.computers.close(), this.mcp.closeAll()]);
     this.computerExecs.closeAll();
   }
 }
@@ -118,10 +121,17 @@ export class SandboxModule {
           useFactory: (payloads: PayloadStore, opts: ResolvedSandboxOptions) => new BrowserSessions({ payloads, options: browserOptions({ chromiumPath: opts.chromiumPath, allowPrivate: opts.allowPrivate }) }),
           inject: [PayloadStore, SANDBOX_OPTIONS],
         },
+        {
+          provide: MCP_SESSIONS,
+          useFactory: (selection: DriverSelection, payloads: PayloadStore, opts: ResolvedSandboxOptions) =>
+            new McpSessions({ drivers: selection, options: opts, payloads, previewBytes: opts.previewBytes }, opts),
+          inject: [DRIVER_SELECTION, PayloadStore, SANDBOX_OPTIONS],
+        },
         BrowserRouting,
         ReplicaLink,
         SandboxCommandsHandler,
         ComputerCommandsHandler,
+        McpCommandsHandler,
         SandboxLifecycle,
       ],
     };

@@ -1,0 +1,85 @@
+import { Readable } from 'node:stream';
+import { McpErrorCodes } from '@packetagent/contracts';
+import { CHECKED_FETCH_METHODS, checkedStream, type CheckedFetchMethod, type HostResolver } from '@packetagent/tools';
+import { currentGuard } from './call-guard';
+import { McpCallError } from './mcp-call-error';
+
+export interface CheckedMcpFetchOptions {
+  server: string;
+  allowPrivate: readonly string[];
+  /** Each HTTP answer's body is cut (and its request failed) past this many bytes. */
+  maxResponseBytes: number;
+  /** Address checks and the response head. */
+  timeoutMs: number;
+  /** Read at every request, so a refreshed token is used from the next one on. */
+  bearer: () => string | undefined;
+  resolveHost?: HostResolver;
+}
+
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+function headersOf(init: RequestInit | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  new Headers(init?.headers).forEach((value, name) => {
+    headers[name] = value;
+  });
+  return headers;
+}
+
+function bodyOf(body: RequestInit['body']): Buffer | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (body instanceof Uint8Array) return Buffer.from(body);
+  throw new TypeError('the MCP transport sent a body that is not a string');
+}
+
+function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  return headers;
+}
+
+/**
+ * The `fetch` the SDK's Streamable HTTP transport uses: every request through checkedStream
+ * (each resolved address checked, the connection pinned to it, public addresses only unless
+ * allowlisted), the bearer added here and nowhere else, each answer capped while it arrives. An
+ * answer over the cap fails the request it belongs to as `mcp_result_too_large`.
+ */
+export function checkedMcpFetch(options: CheckedMcpFetchOptions): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  return async (url, init) => {
+    const guard = currentGuard.getStore();
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (!(CHECKED_FETCH_METHODS as readonly string[]).includes(method)) throw new TypeError(`the MCP transport asked for the method ${method}`);
+    const headers = headersOf(init);
+    const bearer = options.bearer();
+    if (bearer) headers['authorization'] = `Bearer ${bearer}`;
+    const signals = [init?.signal, guard?.signal].filter((signal): signal is AbortSignal => !!signal);
+    const response = await checkedStream({
+      url: url instanceof URL ? url.href : url,
+      method: method as CheckedFetchMethod,
+      headers,
+      body: bodyOf(init?.body),
+      maxResponseBytes: options.maxResponseBytes,
+      timeoutMs: options.timeoutMs,
+      allowPrivate: options.allowPrivate,
+      ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+      ...(signals.length ? { signal: AbortSignal.any(signals) } : {}),
+    });
+    const tooLarge = (error: unknown) => {
+      if ((error as { code?: unknown }).code !== 'response_too_large') return;
+      guard?.fail(new McpCallError(McpErrorCodes.resultTooLarge, `${options.server} sent an answer larger than ${options.maxResponseBytes} bytes; it was refused while arriving`, { cause: error }));
+    };
+    // A body that failed before this point would read as a clean, empty end through toWeb.
+    if (response.body.errored) {
+      tooLarge(response.body.errored);
+      throw response.body.errored;
+    }
+    response.body.on('error', tooLarge);
+    const body = NULL_BODY_STATUSES.has(response.status) ? null : (Readable.toWeb(response.body) as ReadableStream<Uint8Array>);
+    if (!body) response.body.destroy();
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: responseHeaders(response.headers) });
+  };
+}
