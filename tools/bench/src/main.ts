@@ -24,6 +24,7 @@ import type { CpuWithServers } from './server-cpu';
 import { benchOperations, printOperations } from './operations.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
 import { benchComputers, type ComputersResults } from './computers.bench';
+import { benchMcp, type McpResults } from './mcp.bench';
 import { benchSandbox, type SandboxResults } from './sandbox.bench';
 import { ratio, table } from './stats';
 
@@ -45,7 +46,7 @@ async function withFresh<T>(fn: (fresh: { db: TestDatabase; nc: NatsConnection; 
 }
 
 /** Phases in the order they run; PACKETAGENT_BENCH_PHASES (comma-separated) selects some of them. */
-const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution', 'operations', 'sandbox', 'computers'] as const;
+const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution', 'operations', 'sandbox', 'computers', 'mcp'] as const;
 type Phase = (typeof PHASES)[number];
 
 function selectedPhases(): Set<Phase> {
@@ -199,6 +200,12 @@ async function main(): Promise<void> {
     const computers = await benchComputers({ warmup: quick ? 5 : 20, count: quick ? 30 : 200 });
     results['computers'] = computers;
     printComputers(computers);
+  }
+
+  if (phases.has('mcp')) {
+    const mcp = await benchMcp({ warmup: quick ? 5 : 50, count: quick ? 30 : 500 });
+    results['mcp'] = mcp;
+    printMcp(mcp);
   }
 
   const dir = join(__dirname, '..', 'results');
@@ -419,6 +426,20 @@ function printComputers(computers: ComputersResults): void {
     ),
   );
   process.stdout.write(`\ngoal: at most 1.5x ssh; ${computers.sandboxed.p50 <= 1.5 * computers.openssh.p50 ? 'met' : 'not met'}\n`);
+}
+
+function printMcp(mcp: McpResults): void {
+  process.stdout.write('\n(j) MCP: an echo tool call one at a time over Streamable HTTP to a local server (the SDK\'s McpServer), warm sessions, through the sandbox service as a run\'s call (NATS request, pin and argument checks, the address-checked fetch, the result stored by reference) and with the SDK\'s Client alone in this process\n');
+  process.stdout.write(
+    table(
+      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs SDK'],
+      [
+        ['through the sandbox', mcp.sandboxed.count, mcp.sandboxed.p50, mcp.sandboxed.p99, mcp.sandboxed.max, ratio(mcp.sandboxed.p50, mcp.sdk.p50)],
+        ['SDK Client alone', mcp.sdk.count, mcp.sdk.p50, mcp.sdk.p99, mcp.sdk.max, '1.00x'],
+      ],
+    ),
+  );
+  process.stdout.write(`\ngoal: at most 1.3x plus the policy decision (measured in (e)); the call alone is ${ratio(mcp.sandboxed.p50, mcp.sdk.p50)} the SDK's\n`);
 }
 
 function printSandbox(sandbox: SandboxResults): void {

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { CommandBus, topology } from '@packetagent/bus';
+import { McpCommands } from '@packetagent/contracts';
+import { startApp } from './app-process';
+import { now, summarise, type Summary } from './stats';
+
+export interface McpBenchOptions {
+  warmup: number;
+  count: number;
+}
+
+export interface McpResults {
+  /** `sandbox.mcp.call` as a run's call: NATS request, the session's pin and argument checks, the checked fetch, the result stored by reference, the answer. */
+  sandboxed: Summary;
+  /** The SDK's Client with its own transport and fetch, in this process, on a warm session. */
+  sdk: Summary;
+}
+
+async function bodyOf(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** A Streamable HTTP MCP server on loopback (the SDK's McpServer, one per session) with an echo tool. */
+async function echoServer(): Promise<{ url: string; host: string; close(): Promise<void> }> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const http: Server = createServer((request, response) => {
+    void (async () => {
+      const body = request.method === 'POST' ? await bodyOf(request) : undefined;
+      const id = request.headers['mcp-session-id'];
+      let transport = typeof id === 'string' ? sessions.get(id) : undefined;
+      if (!transport && request.method === 'POST' && isInitializeRequest(body)) {
+        const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sessionId) => void sessions.set(sessionId, created) });
+        const server = new McpServer({ name: 'bench-echo', version: '1.0.0' });
+        server.registerTool('echo', { description: 'Answers the text it is given', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+        await server.connect(created);
+        transport = created;
+      }
+      if (!transport) return void response.writeHead(404).end();
+      await transport.handleRequest(request, response, body);
+    })().catch(() => {
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    host: `127.0.0.1:${port}`,
+    async close() {
+      await Promise.all([...sessions.values()].map((transport) => transport.close().catch(() => undefined)));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+/** One echo call at a time over Streamable HTTP: through the sandbox service as a run's call, and with the SDK alone, both on warm sessions. */
+export async function benchMcp(options: McpBenchOptions): Promise<McpResults> {
+  const server = await echoServer();
+  const app = await startApp({ PACKETAGENT_HTTP_ALLOW_PRIVATE: server.host });
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  try {
+    const bus = new CommandBus(app.bus.nc, topology(app.bus.prefix));
+    const { workspaceId } = app.setup;
+    const spec = { name: 'echo', transport: 'http' as const, url: server.url };
+    const listed = await bus.request(McpCommands.list, { workspaceId, server: spec }, { timeoutMs: 30_000 });
+    const tool = listed.tools.find((candidate) => candidate.name === 'echo');
+    if (!tool) throw new Error('the echo server did not list echo');
+
+    let n = 0;
+    const sandboxed = async (): Promise<number> => {
+      const t0 = now();
+      const result = await bus.request(McpCommands.call, { workspaceId, runId: 'bench-run', callKey: `bench-run:call-${++n}`, server: spec, tool, arguments: { text: 'hello' } }, { timeoutMs: 30_000 });
+      const ms = now() - t0;
+      if (!result.ok || result.preview !== 'hello') throw new Error(`the call through the sandbox answered ${JSON.stringify(result.error)}`);
+      return ms;
+    };
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    const sdk = async (): Promise<number> => {
+      const t0 = now();
+      const result = await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+      const ms = now() - t0;
+      if (result.isError) throw new Error('the SDK call failed');
+      return ms;
+    };
+
+    const measure = async (op: () => Promise<number>, count: number) => {
+      const samples: number[] = [];
+      for (let i = 0; i < count; i++) samples.push(await op());
+      return samples;
+    };
+    await measure(sdk, options.warmup);
+    await measure(sandboxed, options.warmup);
+    const alone = await measure(sdk, options.count);
+    const through = await measure(sandboxed, options.count);
+    await bus.request(McpCommands.close, { workspaceId, runId: 'bench-run' });
+    return { sandboxed: summarise(through), sdk: summarise(alone) };
+  } finally {
+    await client.close().catch(() => undefined);
+    await app.stop();
+    await server.close();
+  }
+}
