@@ -27,9 +27,9 @@ describe(McpSessions.name, () => {
 
   const httpSpec = (overrides: Partial<McpServerSpec> = {}) => McpServerSpecSchema.parse({ name: 'tools', transport: 'http', url: http.url, ...overrides });
 
-  function sessions(allowPrivate: string[]): McpSessions {
+  function sessions(allowPrivate: string[], idleMs?: number): McpSessions {
     const options = resolveSandboxOptions({ dataDir, allowPrivate });
-    return new McpSessions({ drivers: new DriverSelection([new BubblewrapDriver({ scratchDir: options.scratchDir })], 'auto'), options, payloads, previewBytes: 1024 }, options);
+    return new McpSessions({ drivers: new DriverSelection([new BubblewrapDriver({ scratchDir: options.scratchDir })], 'auto'), options, payloads, previewBytes: 1024 }, options, idleMs);
   }
 
   async function pinned(spec = httpSpec()): Promise<Record<string, PinnedMcpTool>> {
@@ -189,6 +189,18 @@ describe(McpSessions.name, () => {
       expect(wrongShape.error).toMatchObject({ code: 'mcp_protocol_error', message: expect.stringContaining('wrong shape') });
       expect(badEvent.error).toMatchObject({ code: 'mcp_protocol_error', message: expect.stringContaining('invalid JSON') });
       expect(silent.error).toMatchObject({ code: 'mcp_timeout', message: 'tools did not answer initialize within 400 ms (the call\'s whole time limit)' });
+    });
+
+    it('closes a run\'s sessions once they have been idle for idleMs, never while a call runs', async () => {
+      const tools = await pinned();
+      const idle = sessions([http.host], 200);
+      const runId = nextRun();
+
+      const hanging = idle.call({ workspaceId: ws, runId, callKey: 'h', server: httpSpec({ timeoutMs: 700 }), tool: tools['hang']!, arguments: {} });
+      await eventually(async () => (await hanging).error?.code === 'mcp_timeout', { what: 'the hanging call to time out' });
+      expect(idle.openRuns).toBe(1);
+      await eventually(() => idle.openRuns === 0, { what: 'the idle run to be closed' });
+      await idle.closeAll();
     });
 
     it('refuses a loopback server that is not allowlisted, without connecting', async () => {

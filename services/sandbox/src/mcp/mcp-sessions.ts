@@ -17,6 +17,9 @@ export interface McpCallRequest {
 
 interface RunSessions {
   sessions: Map<string, McpSession>;
+  /** Calls still running, and when the last one ended (performance.now()). */
+  running: number;
+  lastUsed: number;
   /** Each call's answer by its key, for as long as the run's sessions live: a repeat answers the first. */
   results: Map<string, Promise<McpCallResult>>;
 }
@@ -28,17 +31,25 @@ export function serverSpecDigest(spec: ParsedMcpServerSpec): string {
 
 /**
  * The MCP client of this replica: one session per (workspace, run, server spec), opened on the
- * run's first call to that server and kept until the run's sessions are closed (or the service
- * stops); a short-lived one per list. A stdio server works in its run's workspace; a listed one
+ * run's first call to that server and kept until the run's sessions are closed, have been idle
+ * for `idleMs`, or the service stops; a short-lived one per list. A stdio server works in its run's workspace; a listed one
  * in a scratch workspace removed after the list.
  */
 export class McpSessions {
   private readonly runs = new Map<string, RunSessions>();
+  private readonly sweeper: NodeJS.Timeout;
 
+  /**
+   * `idleMs`: a run's sessions with no call for this long are closed, for a run whose close went
+   * to another replica or never came (its supervisor died).
+   */
   constructor(
     private readonly context: SessionContext,
     private readonly options: Pick<ResolvedSandboxOptions, 'runsDir' | 'operatorDir'>,
-  ) {}
+    private readonly idleMs = 10 * 60_000,
+  ) {
+    this.sweeper = setInterval(() => void this.closeIdle(), Math.min(60_000, idleMs)).unref();
+  }
 
   call(request: McpCallRequest): Promise<McpCallResult> {
     const run = this.runOf(request.workspaceId, request.runId);
@@ -46,9 +57,18 @@ export class McpSessions {
     if (earlier) return earlier;
     const session = this.sessionOf(run, request);
     if (request.bearer) session.bearer = request.bearer;
-    const answer = session.call(request.tool, request.arguments);
+    run.running++;
+    const answer = session.call(request.tool, request.arguments).finally(() => {
+      run.running--;
+      run.lastUsed = performance.now();
+    });
     run.results.set(request.callKey, answer);
     return answer;
+  }
+
+  /** How many runs have sessions open on this replica. */
+  get openRuns(): number {
+    return this.runs.size;
   }
 
   async list(request: { workspaceId: string; server: ParsedMcpServerSpec; bearer?: string }): Promise<McpListResult> {
@@ -77,6 +97,7 @@ export class McpSessions {
   }
 
   async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
     const runs = [...this.runs.values()];
     this.runs.clear();
     await Promise.all(runs.flatMap((run) => [...run.sessions.values()].map((session) => session.close())));
@@ -86,10 +107,17 @@ export class McpSessions {
     const key = `${workspaceId}\u0000${runId}`;
     let run = this.runs.get(key);
     if (!run) {
-      run = { sessions: new Map(), results: new Map() };
+      run = { sessions: new Map(), results: new Map(), running: 0, lastUsed: performance.now() };
       this.runs.set(key, run);
     }
     return run;
+  }
+
+  private async closeIdle(): Promise<void> {
+    const cutoff = performance.now() - this.idleMs;
+    const idle = [...this.runs.entries()].filter(([, run]) => run.running === 0 && run.lastUsed < cutoff);
+    for (const [key] of idle) this.runs.delete(key);
+    await Promise.all(idle.flatMap(([, run]) => [...run.sessions.values()].map((session) => session.close())));
   }
 
   private sessionOf(run: RunSessions, request: McpCallRequest): McpSession {
