@@ -10,6 +10,7 @@ import { registerAuditCommands } from './commands/audit';
 import { registerQuarantineCommands } from './commands/quarantine';
 import { registerSandboxCommands } from './commands/sandbox';
 import { registerComputerCommands } from './commands/computer';
+import { registerMcpCommands } from './commands/mcp-tools';
 import { getPayload } from './commands/payload';
 import { replayProjection, type ReplayOptions } from './commands/replay';
 import type { CommandContext } from './context';
@@ -209,6 +210,7 @@ function buildProgram(io: CliIo): Command {
     io: () => ({ ...(io.confirm ? { confirm: (question: string) => io.confirm!(question) } : {}), now: () => Date.now() }),
     positiveInteger,
   });
+  registerMcpCommands(program, { context: (command) => contextFor(command, io), positiveInteger });
 
   return program;
 }
