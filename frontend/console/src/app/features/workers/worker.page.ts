@@ -10,6 +10,7 @@ import { loadable } from '../../shared/loadable';
 import type { Problem } from '../../shared/problem';
 import { ProblemViewComponent } from '../../shared/problem-view.component';
 import { StateViewComponent } from '../../shared/state-view.component';
+import { McpServersComponent } from './mcp-servers.component';
 import type { Deployment, Page, Version, VersionSummary, WorkerSummary } from './workers.api';
 
 const STARTER = (name: string) => `apiVersion: packetagent/v1
@@ -27,11 +28,11 @@ triggers:
   - { manual: {} }
 `;
 
-/** One worker: its definition editor, versions with a diff, deployments, deploy and start. */
+/** One worker: its definition editor, versions with a diff, a version's MCP servers, deployments, deploy and start. */
 @Component({
   selector: 'pa-worker',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [FormsModule, RouterLink, StateViewComponent, ProblemViewComponent, BadgeComponent],
+  imports: [FormsModule, RouterLink, StateViewComponent, ProblemViewComponent, BadgeComponent, McpServersComponent],
   styles: `
     .diff { padding: 0; }
     .diff div { padding: 0 0.75rem; white-space: pre-wrap; }
@@ -118,6 +119,10 @@ triggers:
       </pa-state>
     </section>
 
+    @if (versions.value()) {
+      <pa-mcp-servers [workerId]="workerId()" [versions]="versionNumbers()" />
+    }
+
     @if (session.can('deploy')) {
       <section class="panel" aria-labelledby="deploy-heading">
         <h2 id="deploy-heading">Deploy</h2>
@@ -189,6 +194,7 @@ export class WorkerPage implements OnInit {
   protected readonly worker = loadable(() => this.api.get<WorkerSummary>(`${this.base()}/workers/${this.workerId()}`), false);
   protected readonly versions = loadable(() => this.api.get<{ items: VersionSummary[] }>(`${this.base()}/workers/${this.workerId()}/versions`), false);
   protected readonly deployments = loadable(() => this.api.get<Page<Deployment>>(`${this.base()}/deployments?workerId=${encodeURIComponent(this.workerId())}&limit=200`), false);
+  protected readonly versionNumbers = computed(() => (this.versions.value()?.items ?? []).map((item) => item.version));
   protected readonly time = formatTime;
 
   protected readonly source = signal('');
