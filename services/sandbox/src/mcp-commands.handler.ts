@@ -2,12 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { OnCommand } from '@packetagent/bus';
 import { McpCommands, type McpCallResult, type McpListResult, type ParsedMcpServerSpec } from '@packetagent/contracts';
 import type { McpCallRequest, McpSessions } from './mcp';
+import { McpRouting } from './mcp/mcp-routing';
 import { MCP_SESSIONS } from './sandbox.tokens';
 
-/** `sandbox.mcp.*` over NATS request/reply: a run's sessions live on the replica that served its first call. */
+/** `sandbox.mcp.*` over NATS request/reply: a run's calls and close go to the replica holding its sessions. */
 @Injectable()
 export class McpCommandsHandler {
-  constructor(@Inject(MCP_SESSIONS) private readonly sessions: McpSessions) {}
+  constructor(
+    @Inject(MCP_SESSIONS) private readonly sessions: McpSessions,
+    private readonly routing: McpRouting,
+  ) {}
 
   @OnCommand(McpCommands.list)
   list(request: { workspaceId: string; server: ParsedMcpServerSpec; bearer?: string }): Promise<McpListResult> {
@@ -16,11 +20,11 @@ export class McpCommandsHandler {
 
   @OnCommand(McpCommands.call)
   call(request: McpCallRequest): Promise<McpCallResult> {
-    return this.sessions.call(request);
+    return this.routing.call(request);
   }
 
   @OnCommand(McpCommands.close)
-  async close(request: { workspaceId: string; runId: string }): Promise<{ closed: number }> {
-    return { closed: await this.sessions.close(request.workspaceId, request.runId) };
+  close(request: { workspaceId: string; runId: string }): Promise<{ closed: number }> {
+    return this.routing.close({ workspaceId: request.workspaceId, runId: request.runId });
   }
 }

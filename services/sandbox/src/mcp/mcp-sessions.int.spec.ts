@@ -8,6 +8,7 @@ import { createTestDatabase, eventually, hostProcesses, type TestDatabase } from
 import { BubblewrapDriver } from '../drivers/bubblewrap/bubblewrap-driver';
 import { DriverSelection } from '../drivers/driver-selection';
 import { resolveSandboxOptions } from '../sandbox.options';
+import type { RunKey } from './mcp-holders';
 import { McpSessions, type McpCallRequest } from './mcp-sessions';
 import { brokenHttpServer, type BrokenHttpServer } from './testing/broken-http-server';
 import { testMcpHttpServer, type TestMcpHttpServer } from './testing/mcp-http-server';
@@ -27,9 +28,9 @@ describe(McpSessions.name, () => {
 
   const httpSpec = (overrides: Partial<McpServerSpec> = {}) => McpServerSpecSchema.parse({ name: 'tools', transport: 'http', url: http.url, ...overrides });
 
-  function sessions(allowPrivate: string[], idleMs?: number): McpSessions {
+  function sessions(allowPrivate: string[], idleMs?: number, idleClosed?: (run: RunKey) => Promise<void>): McpSessions {
     const options = resolveSandboxOptions({ dataDir, allowPrivate });
-    return new McpSessions({ drivers: new DriverSelection([new BubblewrapDriver({ scratchDir: options.scratchDir })], 'auto'), options, payloads, previewBytes: 1024 }, options, idleMs);
+    return new McpSessions({ drivers: new DriverSelection([new BubblewrapDriver({ scratchDir: options.scratchDir })], 'auto'), options, payloads, previewBytes: 1024 }, options, idleMs, idleClosed);
   }
 
   async function pinned(spec = httpSpec()): Promise<Record<string, PinnedMcpTool>> {
@@ -193,13 +194,16 @@ describe(McpSessions.name, () => {
 
     it('closes a run\'s sessions once they have been idle for idleMs, never while a call runs', async () => {
       const tools = await pinned();
-      const idle = sessions([http.host], 200);
+      const heard: RunKey[] = [];
+      const idle = sessions([http.host], 200, async (run) => void heard.push(run));
       const runId = nextRun();
 
       const hanging = idle.call({ workspaceId: ws, runId, callKey: 'h', server: httpSpec({ timeoutMs: 700 }), tool: tools['hang']!, arguments: {} });
       await eventually(async () => (await hanging).error?.code === 'mcp_timeout', { what: 'the hanging call to time out' });
       expect(idle.openRuns).toBe(1);
-      await eventually(() => idle.openRuns === 0, { what: 'the idle run to be closed' });
+      await eventually(() => heard.length === 1, { what: 'the idle run to be closed' });
+      expect(idle.openRuns).toBe(0);
+      expect(heard).toEqual([{ workspaceId: ws, runId }]);
       await idle.closeAll();
     });
 

@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { canonicalJson, execKey, sha256Hex, type JsonValue, type McpCallResult, type McpListResult, type ParsedMcpServerSpec, type PinnedMcpTool } from '@packetagent/contracts';
 import type { ResolvedSandboxOptions } from '../sandbox.options';
+import type { RunKey } from './mcp-holders';
 import { McpSession, type SessionContext } from './mcp-session';
 
 export interface McpCallRequest {
@@ -16,6 +17,7 @@ export interface McpCallRequest {
 }
 
 interface RunSessions {
+  key: RunKey;
   sessions: Map<string, McpSession>;
   /** Calls still running, and when the last one ended (performance.now()). */
   running: number;
@@ -41,12 +43,13 @@ export class McpSessions {
 
   /**
    * `idleMs`: a run's sessions with no call for this long are closed, for a run whose close went
-   * to another replica or never came (its supervisor died).
+   * to another replica or never came (its supervisor died); `idleClosed` hears of each.
    */
   constructor(
     private readonly context: SessionContext,
     private readonly options: Pick<ResolvedSandboxOptions, 'runsDir' | 'operatorDir'>,
     private readonly idleMs = 10 * 60_000,
+    private readonly idleClosed: (run: RunKey) => Promise<void> = async () => undefined,
   ) {
     this.sweeper = setInterval(() => void this.closeIdle(), Math.min(60_000, idleMs)).unref();
   }
@@ -64,6 +67,11 @@ export class McpSessions {
     });
     run.results.set(request.callKey, answer);
     return answer;
+  }
+
+  /** Whether the run has sessions open on this replica. */
+  has(run: RunKey): boolean {
+    return this.runs.has(`${run.workspaceId}\u0000${run.runId}`);
   }
 
   /** How many runs have sessions open on this replica. */
@@ -107,7 +115,7 @@ export class McpSessions {
     const key = `${workspaceId}\u0000${runId}`;
     let run = this.runs.get(key);
     if (!run) {
-      run = { sessions: new Map(), results: new Map(), running: 0, lastUsed: performance.now() };
+      run = { key: { workspaceId, runId }, sessions: new Map(), results: new Map(), running: 0, lastUsed: performance.now() };
       this.runs.set(key, run);
     }
     return run;
@@ -118,6 +126,8 @@ export class McpSessions {
     const idle = [...this.runs.entries()].filter(([, run]) => run.running === 0 && run.lastUsed < cutoff);
     for (const [key] of idle) this.runs.delete(key);
     await Promise.all(idle.flatMap(([, run]) => [...run.sessions.values()].map((session) => session.close())));
+    // Not hearing of it is harmless: calls still go to this replica, which opens fresh sessions.
+    await Promise.all(idle.map(([, run]) => this.idleClosed(run.key).catch(() => undefined)));
   }
 
   private sessionOf(run: RunSessions, request: McpCallRequest): McpSession {

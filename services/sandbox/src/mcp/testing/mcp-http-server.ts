@@ -11,6 +11,9 @@ export interface TestMcpHttpServer {
   state: TestToolState;
   /** The Authorization header of every request received. */
   authorizations: Array<string | undefined>;
+  /** Sessions initialized so far, and those not yet closed. */
+  readonly sessionsOpened: number;
+  readonly openSessions: number;
   close(): Promise<void>;
 }
 
@@ -26,6 +29,7 @@ export async function testMcpHttpServer(): Promise<TestMcpHttpServer> {
   const state: TestToolState = { echoTakesLanguage: false, counted: 0 };
   const authorizations: Array<string | undefined> = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let sessionsOpened = 0;
   const http: Server = createServer((request, response) => {
     authorizations.push(request.headers.authorization);
     void (async () => {
@@ -33,7 +37,13 @@ export async function testMcpHttpServer(): Promise<TestMcpHttpServer> {
       const id = request.headers['mcp-session-id'];
       let transport = typeof id === 'string' ? sessions.get(id) : undefined;
       if (!transport && request.method === 'POST' && isInitializeRequest(body)) {
-        const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sessionId) => void sessions.set(sessionId, created) });
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sessionId) => {
+            sessionsOpened++;
+            sessions.set(sessionId, created);
+          },
+        });
         created.onclose = () => {
           if (created.sessionId) sessions.delete(created.sessionId);
         };
@@ -54,6 +64,12 @@ export async function testMcpHttpServer(): Promise<TestMcpHttpServer> {
     host: `127.0.0.1:${port}`,
     state,
     authorizations,
+    get sessionsOpened() {
+      return sessionsOpened;
+    },
+    get openSessions() {
+      return sessions.size;
+    },
     async close() {
       await Promise.all([...sessions.values()].map((transport) => transport.close().catch(() => undefined)));
       http.closeAllConnections();
