@@ -75,7 +75,7 @@ describe('control plane over HTTP', () => {
     });
 
     const valid = () => EXAMPLE.replace('name: release-audit', 'name: malformed-target');
-    const ALLOWED_KEYS = 'apiVersion, kind, name, description, model, instructions, input, output, tools, budgets, bounds, exit, triggers, notifications';
+    const ALLOWED_KEYS = 'apiVersion, kind, name, description, model, instructions, input, output, tools, budgets, bounds, exit, triggers, notifications, mcp';
     const KNOWN_TOOLS = 'http_fetch, github_api, browser, run_command, files, git, slack_post, email_send, mcp, finish, ask_owner, propose_criteria, update_criteria';
     const malformed: { name: string; body: string; path: string; message: string }[] = [
       { name: 'a wrong apiVersion', body: valid().replace('apiVersion: packetagent/v1', 'apiVersion: packetagent/v2'), path: 'apiVersion', message: 'unsupported apiVersion "packetagent/v2" (supported: packetagent/v1)' },
