@@ -221,7 +221,7 @@ describe(`${Authorize.name} on registered computers`, () => {
     expect(decisionOf(await authorize(h, exec(runId, 'make test', 'workspace-box')))).toEqual({ decision: 'allow', code: 'approved_for_run' });
     const covered = await authorize(h, { ...exec(runId, 'make test', 'workspace-box'), callDigest: sha(`${runId}:a later identical call`) });
     expect(decisionOf(covered)).toEqual({ decision: 'allow', code: 'approved_for_run' });
-    expect(covered.computerGrant).toBeDefined();
+    expect(verifyCredentialGrant(covered.computerGrant!, verifyKey)).toMatchObject({ tool: 'computer:workspace-box', runId });
     expect(decisionOf(await authorize(h, exec(runId, 'make build', 'workspace-box')))).toEqual({ decision: 'approval_required', code: 'approval_required' });
     expect(decisionOf(await authorize(h, exec(runId, 'make test', 'asking-box')))).toEqual({ decision: 'approval_required', code: 'approval_required' });
   });

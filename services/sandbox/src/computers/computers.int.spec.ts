@@ -12,7 +12,6 @@ import { computerKit, operator, ws, type ComputerKit } from './testing/computer.
 const describeWithSshd = sshdAvailable() ? describe : describe.skip;
 
 describeWithSshd('computers over a real OpenSSH server', () => {
-  jest.setTimeout(60_000);
   let kit: ComputerKit;
   let root: string;
   let outside: string;
