@@ -57,6 +57,15 @@ describeWithSshd('computers over a real OpenSSH server', () => {
     expect(history.rows).toEqual([{ type: 'computer.registered', data: expect.objectContaining({ acceptedHostKey: presented }) }]);
   });
 
+  it('runs a local computer\'s commands in this sandbox under its rules: the workspace-relative cwd, no secrets', async () => {
+    await kit.registry.put(ws, 'here', ComputerSpecSchema.parse({ kind: 'local' }), operator, {});
+    await mkdir(join(kit.runsDir, 'run-computers', 'workspace', 'sub'), { recursive: true });
+    const result = await kit.exec('here', ['pwd'], { cwd: 'sub' });
+    expect(result).toMatchObject({ state: 'exited', exitCode: 0, driver: 'bubblewrap', computer: 'here', stdout: { preview: '/workspace/sub\n' } });
+    await expect(kit.exec('here', ['pwd'], { cwd: '../other' })).rejects.toMatchObject({ code: 'exec_refused', issues: [{ path: 'cwd', message: 'escapes the workspace' }] });
+    await expect(kit.exec('here', ['true'], { secrets: { TOKEN: 'x' } })).rejects.toMatchObject({ code: 'exec_refused', issues: [{ path: 'secrets.TOKEN' }] });
+  });
+
   it('fills the policy in conservatively: network, write and shell ask, secrets denied, approval explicit', async () => {
     const view = await kit.registry.put(ws, 'careful', spec({ policy: {} }), operator, {});
     expect(view.policy).toEqual({ network: 'ask', write: 'ask', shell: 'ask', secrets: 'deny', approval: 'explicit' });

@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { execKey, TransientError, type ExecDriverName, type ExecRecord, type EgressRecord, type ExecLimitName, type ExecLimits, type ExecResult, type ParsedExecRequest } from '@packetagent/contracts';
+import { execKey, TransientError, type ExecDriverName, type ValidationIssue, type ExecRecord, type EgressRecord, type ExecLimitName, type ExecLimits, type ExecResult, type ParsedExecRequest } from '@packetagent/contracts';
 import type { PayloadStore } from '@packetagent/eventstore';
 import type { DriverSelection } from '../drivers/driver-selection';
 import type { ComputerExecs } from '../computers/computer-execs';
@@ -12,7 +12,7 @@ import type { EgressFetcher } from './egress-fetch';
 import type { ExecStore } from './exec-store';
 import { LiveOutput } from './live-output';
 import { NO_OUTPUT, OutputBudget, OutputCapture } from './output-capture';
-import { checkExec } from './prepare-exec';
+import { checkExec, ExecRefusedError, normaliseCwd } from './prepare-exec';
 import { workspaceFor } from './workspace-dirs';
 
 
@@ -41,6 +41,19 @@ function limitMessage(limit: ExecLimitName, limits: ExecLimits): string {
  */
 export function recordedAsEvents(request: Pick<ParsedExecRequest, 'runId' | 'requestedBy'>): boolean {
   return !(request.runId && request.requestedBy.kind === 'service' && request.requestedBy.id === 'supervisor');
+}
+
+/**
+ * A `local` computer is this sandbox: its commands follow the sandbox's rules, which checkExec
+ * left to the computer (a workspace-relative cwd, no secrets on the sandbox's command line).
+ */
+function localComputerCwd(request: ParsedExecRequest): string {
+  const issues: ValidationIssue[] = [];
+  const cwd = normaliseCwd(request.cwd);
+  if (!cwd.ok) issues.push({ path: 'cwd', message: cwd.message });
+  for (const name of Object.keys(request.secrets)) issues.push({ path: `secrets.${name}`, message: 'secrets reach commands only on an ssh computer whose policy allows them' });
+  if (issues.length > 0 || !cwd.ok) throw new ExecRefusedError('the sandbox refused the command', issues);
+  return cwd.cwd;
 }
 
 /** Where one exec runs: a local driver or a computer, with what it cannot enforce and how to start it. */
@@ -94,8 +107,8 @@ export class ExecRunner {
         },
       };
     }
+    const cwd = request.computer ? localComputerCwd(request) : checked.cwd;
     const { driver, probe } = await this.drivers.current();
-    const cwd = request.computer ? '.' : checked.cwd;
     const workspaceDir = await workspaceFor(request, cwd, this.options);
     return {
       driver: driver.name,

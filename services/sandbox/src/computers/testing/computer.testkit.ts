@@ -26,6 +26,8 @@ export interface ComputerKit {
   registry: ComputerRegistry;
   runner: ExecRunner;
   execs: ComputerExecs;
+  /** Where run workspaces are (`<runsDir>/<runId>/workspace`). */
+  runsDir: string;
   /** How many key reads the registry and the runner made. */
   keyReads: { probe: number; redeem: number };
   /** Runs argv on the computer `name` as a run's call would (a key grant is redeemed for it). */
@@ -73,6 +75,7 @@ export async function computerKit(computers: Partial<ComputerOptions> = {}): Pro
     registry,
     runner,
     execs,
+    runsDir: options.runsDir,
     keyReads,
     exec(name, argv, fields = {}) {
       return runner.run(
