@@ -1,13 +1,12 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { isIP, type Socket } from 'node:net';
+import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { ToolFailure } from '../errors';
 import { abortable, deadline } from '../internal/deadline';
-import { sameAddress } from './address-policy';
 import { asCheckedFetchError, requestUrl, type CheckedFetchRequest } from './checked-fetch';
 import { bareHost, checkedDestination, effectivePort, systemResolver } from './destination';
-import { byteCap, decoder, pinnedLookup, tooLarge } from './http-client';
+import { byteCap, checkConnectedAddress, connectionFailure, decoder, pinnedLookup, tooLarge } from './http-client';
 
 export interface CheckedStreamResponse {
   status: number;
@@ -51,16 +50,8 @@ export async function checkedStream(request: CheckedFetchRequest): Promise<Check
       };
       const onHeadAbort = () => fail(head.signal.reason);
       head.signal.addEventListener('abort', onHeadAbort, { once: true });
-      req.on('socket', (socket: Socket) => {
-        const verify = () => {
-          if (!socket.remoteAddress || !sameAddress(socket.remoteAddress, pinned.address)) {
-            fail(new ToolFailure('destination_not_allowed', `the connection reached ${socket.remoteAddress ?? 'an unknown address'}, not the checked ${pinned.address}`));
-          }
-        };
-        if (socket.remoteAddress) verify();
-        else socket.once('connect', verify);
-      });
-      req.on('error', (error) => fail(error instanceof ToolFailure ? error : new ToolFailure('connection_failed', `${request.method} ${url.origin} failed: ${error.message}`, null, { cause: error })));
+      checkConnectedAddress(req, pinned.address, fail);
+      req.on('error', (error) => fail(connectionFailure(request.method, url.origin, error)));
       req.on('response', (response) => {
         head.signal.removeEventListener('abort', onHeadAbort);
         const declared = Number(response.headers['content-length']);

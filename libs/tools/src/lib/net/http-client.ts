@@ -136,17 +136,8 @@ export function exchange(request: HttpExchange): Promise<HttpResponse> {
     const onAbort = () => finish(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
 
-    req.on('socket', (socket: Socket) => {
-      if (!pinned) return;
-      const verify = () => {
-        if (!socket.remoteAddress || !sameAddress(socket.remoteAddress, pinned.address)) {
-          finish(new ToolFailure('destination_not_allowed', `the connection reached ${socket.remoteAddress ?? 'an unknown address'}, not the checked ${pinned.address}`));
-        }
-      };
-      if (socket.remoteAddress) verify();
-      else socket.once('connect', verify);
-    });
-    req.on('error', (error) => finish(error instanceof ToolFailure ? error : new ToolFailure('connection_failed', `${request.method} ${url.origin} failed: ${error.message}`, null, { cause: error })));
+    if (pinned) checkConnectedAddress(req, pinned.address, finish);
+    req.on('error', (error) => finish(connectionFailure(request.method, url.origin, error)));
     req.on('response', (response) => {
       const declared = Number(response.headers['content-length']);
       if (Number.isFinite(declared) && declared > maxResponseBytes) {
@@ -176,4 +167,22 @@ export function exchange(request: HttpExchange): Promise<HttpResponse> {
     });
     req.end(request.body);
   });
+}
+
+/** Fails the request unless its socket connected to the address the checks pinned (never a rebound one). */
+export function checkConnectedAddress(req: http.ClientRequest, address: string, fail: (error: ToolFailure) => void): void {
+  req.on('socket', (socket: Socket) => {
+    const verify = () => {
+      if (!socket.remoteAddress || !sameAddress(socket.remoteAddress, address)) {
+        fail(new ToolFailure('destination_not_allowed', `the connection reached ${socket.remoteAddress ?? 'an unknown address'}, not the checked ${address}`));
+      }
+    };
+    if (socket.remoteAddress) verify();
+    else socket.once('connect', verify);
+  });
+}
+
+/** A request's transport error as the tools report it. */
+export function connectionFailure(method: string, origin: string, error: Error): ToolFailure {
+  return error instanceof ToolFailure ? error : new ToolFailure('connection_failed', `${method} ${origin} failed: ${error.message}`, null, { cause: error });
 }
