@@ -1,4 +1,4 @@
-import type { BrowserActRequest, BrowserActResult, ExecRequest, ExecResult, JsonObject, JsonValue, McpCallResult, ParsedMcpServerSpec, PinnedMcpTool, ToolName } from '@packetagent/contracts';
+import type { BrowserActRequest, BrowserActResult, ExecRequest, ExecResult, JsonObject, JsonValue, McpCallRequest, McpCallResult, ToolName } from '@packetagent/contracts';
 import type { McpCatalogue } from './mcp/mcp-catalogue';
 import type { z } from 'zod';
 
@@ -114,18 +114,8 @@ export interface SandboxPort {
   browse(request: BrowserActRequest, signal: AbortSignal): Promise<BrowserActResult>;
 }
 
-/** One MCP call as the tools ask it: the server and tool exactly as the run's version pinned them. */
-export interface McpCallRequest {
-  workspaceId: string;
-  runId: string;
-  /** The call's idempotency key: a repeat answers the first result. */
-  callKey: string;
-  server: ParsedMcpServerSpec;
-  tool: PinnedMcpTool;
-  arguments: JsonObject;
-  /** The server's credential, resolved for this call. */
-  bearer?: string;
-}
+
+export type { McpCallRequest };
 
 /** The run's MCP sessions (the sandbox service is the client). Absent, the mcp tool fails closed with `mcp_unavailable`. */
 export interface McpPort {

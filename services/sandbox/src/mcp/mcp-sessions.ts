@@ -1,20 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { canonicalJson, execKey, sha256Hex, type JsonValue, type McpCallResult, type McpListResult, type ParsedMcpServerSpec, type PinnedMcpTool } from '@packetagent/contracts';
+import { canonicalJson, execKey, sha256Hex, type JsonValue, type McpCallRequest, type McpCallResult, type McpListResult, type ParsedMcpServerSpec } from '@packetagent/contracts';
 import type { ResolvedSandboxOptions } from '../sandbox.options';
 import type { RunKey } from './mcp-holders';
 import { McpSession, type SessionContext } from './mcp-session';
 
-export interface McpCallRequest {
-  workspaceId: string;
-  runId: string;
-  callKey: string;
-  server: ParsedMcpServerSpec;
-  tool: PinnedMcpTool;
-  arguments: Record<string, JsonValue>;
-  bearer?: string;
-}
+export type { McpCallRequest };
 
 interface RunSessions {
   key: RunKey;

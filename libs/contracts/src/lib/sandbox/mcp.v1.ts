@@ -140,6 +140,9 @@ export const McpCommands = {
   close: defineCommand('sandbox.mcp.close', z.strictObject({ workspaceId, runId }), z.object({ closed: z.number().int().nonnegative() })),
 } as const;
 
+/** One call as the sandbox takes it: the server and tool exactly as the run's version pinned them. */
+export type McpCallRequest = z.output<typeof McpCommands.call.request>;
+
 export const McpErrorCodes = {
   /** The server could not be reached or started. */
   unavailable: 'mcp_unavailable',
