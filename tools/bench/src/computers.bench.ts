@@ -6,7 +6,7 @@ import { CommandBus, topology } from '@packetagent/bus';
 import { ComputerCommands, PolicyCommands, SandboxCommands, VaultCommands } from '@packetagent/contracts';
 import { SshdProcess } from '@packetagent/testing';
 import { startApp } from './app-process';
-import { now, summarise, type Summary } from './stats';
+import { now, ratio, summarise, table, type Summary } from './stats';
 
 export interface ComputersBenchOptions {
   warmup: number;
@@ -88,4 +88,18 @@ export async function benchComputers(options: ComputersBenchOptions): Promise<Co
     await sshd.dispose();
     await rm(root, { recursive: true, force: true });
   }
+}
+
+export function printComputers(computers: ComputersResults): void {
+  process.stdout.write('\n(i) computers: start-to-exit of `true` one at a time on a computer (a local sshd) over a warm connection, through the sandbox service as a run\'s call (NATS request, the key grant redeemed at the vault, the wrapper\'s checks, the record) and with OpenSSH\'s ssh over a multiplexed master\n');
+  process.stdout.write(
+    table(
+      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs ssh'],
+      [
+        ['through the sandbox', computers.sandboxed.count, computers.sandboxed.p50, computers.sandboxed.p99, computers.sandboxed.max, ratio(computers.sandboxed.p50, computers.openssh.p50)],
+        ['ssh (ControlMaster)', computers.openssh.count, computers.openssh.p50, computers.openssh.p99, computers.openssh.max, '1.00x'],
+      ],
+    ),
+  );
+  process.stdout.write(`\ngoal: at most 1.5x ssh; ${computers.sandboxed.p50 <= 1.5 * computers.openssh.p50 ? 'met' : 'not met'}\n`);
 }

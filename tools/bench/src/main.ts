@@ -23,9 +23,9 @@ import { hopTables } from './hops';
 import type { CpuWithServers } from './server-cpu';
 import { benchOperations, printOperations } from './operations.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
-import { benchComputers, type ComputersResults } from './computers.bench';
-import { benchMcp, type McpResults } from './mcp.bench';
-import { benchSandbox, type SandboxResults } from './sandbox.bench';
+import { benchComputers, printComputers } from './computers.bench';
+import { benchMcp, printMcp } from './mcp.bench';
+import { benchSandbox, printSandbox } from './sandbox.bench';
 import { ratio, table } from './stats';
 
 const quick = process.env['PACKETAGENT_BENCH_QUICK'] === '1';
@@ -413,62 +413,3 @@ main().catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });
-
-function printComputers(computers: ComputersResults): void {
-  process.stdout.write('\n(i) computers: start-to-exit of `true` one at a time on a computer (a local sshd) over a warm connection, through the sandbox service as a run\'s call (NATS request, the key grant redeemed at the vault, the wrapper\'s checks, the record) and with OpenSSH\'s ssh over a multiplexed master\n');
-  process.stdout.write(
-    table(
-      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs ssh'],
-      [
-        ['through the sandbox', computers.sandboxed.count, computers.sandboxed.p50, computers.sandboxed.p99, computers.sandboxed.max, ratio(computers.sandboxed.p50, computers.openssh.p50)],
-        ['ssh (ControlMaster)', computers.openssh.count, computers.openssh.p50, computers.openssh.p99, computers.openssh.max, '1.00x'],
-      ],
-    ),
-  );
-  process.stdout.write(`\ngoal: at most 1.5x ssh; ${computers.sandboxed.p50 <= 1.5 * computers.openssh.p50 ? 'met' : 'not met'}\n`);
-}
-
-function printMcp(mcp: McpResults): void {
-  process.stdout.write('\n(j) MCP: an echo tool call one at a time over Streamable HTTP to a local server (the SDK\'s McpServer), warm sessions, through the sandbox service as a run\'s call (NATS request, pin and argument checks, the address-checked fetch, the result stored by reference) and with the SDK\'s Client alone in this process\n');
-  process.stdout.write(
-    table(
-      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs SDK'],
-      [
-        ['through the sandbox', mcp.sandboxed.count, mcp.sandboxed.p50, mcp.sandboxed.p99, mcp.sandboxed.max, ratio(mcp.sandboxed.p50, mcp.sdk.p50)],
-        ['SDK Client alone', mcp.sdk.count, mcp.sdk.p50, mcp.sdk.p99, mcp.sdk.max, '1.00x'],
-      ],
-    ),
-  );
-  process.stdout.write(`\ngoal: at most 1.3x plus the policy decision (measured in (e)); the call alone is ${ratio(mcp.sandboxed.p50, mcp.sdk.p50)} the SDK's\n`);
-}
-
-function printSandbox(sandbox: SandboxResults): void {
-  process.stdout.write(`\n(h) sandbox: start-to-exit of \`true\` one at a time, through the sandbox service (${sandbox.driver}: NATS request, checks, namespaces, control groups, record, answer) and spawned directly from this process\n`);
-  const goal = 3 * sandbox.direct.p50 + 20;
-  process.stdout.write(
-    table(
-      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs direct'],
-      [
-        ['through the sandbox', sandbox.sandboxed.count, sandbox.sandboxed.p50, sandbox.sandboxed.p99, sandbox.sandboxed.max, ratio(sandbox.sandboxed.p50, sandbox.direct.p50)],
-        ['direct spawn', sandbox.direct.count, sandbox.direct.p50, sandbox.direct.p99, sandbox.direct.max, '1.00x'],
-      ],
-    ),
-  );
-  process.stdout.write(`\ngoal: p50 at most 3x direct + 20 ms = ${goal.toFixed(1)} ms; ${sandbox.sandboxed.p50 <= goal ? 'met' : 'not met'}${sandbox.unenforced.length ? `; not enforced here: ${sandbox.unenforced.join('; ')}` : ''}\n`);
-  if (!sandbox.browser) {
-    process.stdout.write('browser: not measured (no Chromium)\n');
-    return;
-  }
-  const { sandboxed, bare } = sandbox.browser;
-  process.stdout.write('\nbrowser: navigate to a local page (HTML, a stylesheet, an image) on a warm page, one at a time, through the sandbox service and in bare Playwright with the same Chromium\n');
-  process.stdout.write(
-    table(
-      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs bare'],
-      [
-        ['through the sandbox', sandboxed.count, sandboxed.p50, sandboxed.p99, sandboxed.max, ratio(sandboxed.p50, bare.p50)],
-        ['bare Playwright', bare.count, bare.p50, bare.p99, bare.max, '1.00x'],
-      ],
-    ),
-  );
-  process.stdout.write(`\ngoal: at most 1.5x bare; ${sandboxed.p50 <= 1.5 * bare.p50 ? 'met' : 'not met'}\n`);
-}

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { CommandBus, topology } from '@packetagent/bus';
 import { McpCommands } from '@packetagent/contracts';
 import { startApp } from './app-process';
-import { now, summarise, type Summary } from './stats';
+import { now, ratio, summarise, table, type Summary } from './stats';
 
 export interface McpBenchOptions {
   warmup: number;
@@ -112,4 +112,18 @@ export async function benchMcp(options: McpBenchOptions): Promise<McpResults> {
     await app.stop();
     await server.close();
   }
+}
+
+export function printMcp(mcp: McpResults): void {
+  process.stdout.write('\n(j) MCP: an echo tool call one at a time over Streamable HTTP to a local server (the SDK\'s McpServer), warm sessions, through the sandbox service as a run\'s call (NATS request, pin and argument checks, the address-checked fetch, the result stored by reference) and with the SDK\'s Client alone in this process\n');
+  process.stdout.write(
+    table(
+      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs SDK'],
+      [
+        ['through the sandbox', mcp.sandboxed.count, mcp.sandboxed.p50, mcp.sandboxed.p99, mcp.sandboxed.max, ratio(mcp.sandboxed.p50, mcp.sdk.p50)],
+        ['SDK Client alone', mcp.sdk.count, mcp.sdk.p50, mcp.sdk.p99, mcp.sdk.max, '1.00x'],
+      ],
+    ),
+  );
+  process.stdout.write(`\ngoal: at most 1.3x plus the policy decision (measured in (e)); the call alone is ${ratio(mcp.sandboxed.p50, mcp.sdk.p50)} the SDK's\n`);
 }

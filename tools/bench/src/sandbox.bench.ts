@@ -6,7 +6,7 @@ import { chromium } from 'playwright-core';
 import { CommandBus, topology } from '@packetagent/bus';
 import { SandboxCommands } from '@packetagent/contracts';
 import { startApp, type App } from './app-process';
-import { now, summarise, type Summary } from './stats';
+import { now, ratio, summarise, table, type Summary } from './stats';
 
 export interface SandboxBenchOptions {
   warmup: number;
@@ -124,4 +124,35 @@ async function benchBrowser(app: App, bus: CommandBus, url: string, options: San
   } finally {
     await browser.close();
   }
+}
+
+export function printSandbox(sandbox: SandboxResults): void {
+  process.stdout.write(`\n(h) sandbox: start-to-exit of \`true\` one at a time, through the sandbox service (${sandbox.driver}: NATS request, checks, namespaces, control groups, record, answer) and spawned directly from this process\n`);
+  const goal = 3 * sandbox.direct.p50 + 20;
+  process.stdout.write(
+    table(
+      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs direct'],
+      [
+        ['through the sandbox', sandbox.sandboxed.count, sandbox.sandboxed.p50, sandbox.sandboxed.p99, sandbox.sandboxed.max, ratio(sandbox.sandboxed.p50, sandbox.direct.p50)],
+        ['direct spawn', sandbox.direct.count, sandbox.direct.p50, sandbox.direct.p99, sandbox.direct.max, '1.00x'],
+      ],
+    ),
+  );
+  process.stdout.write(`\ngoal: p50 at most 3x direct + 20 ms = ${goal.toFixed(1)} ms; ${sandbox.sandboxed.p50 <= goal ? 'met' : 'not met'}${sandbox.unenforced.length ? `; not enforced here: ${sandbox.unenforced.join('; ')}` : ''}\n`);
+  if (!sandbox.browser) {
+    process.stdout.write('browser: not measured (no Chromium)\n');
+    return;
+  }
+  const { sandboxed, bare } = sandbox.browser;
+  process.stdout.write('\nbrowser: navigate to a local page (HTML, a stylesheet, an image) on a warm page, one at a time, through the sandbox service and in bare Playwright with the same Chromium\n');
+  process.stdout.write(
+    table(
+      ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs bare'],
+      [
+        ['through the sandbox', sandboxed.count, sandboxed.p50, sandboxed.p99, sandboxed.max, ratio(sandboxed.p50, bare.p50)],
+        ['bare Playwright', bare.count, bare.p50, bare.p99, bare.max, '1.00x'],
+      ],
+    ),
+  );
+  process.stdout.write(`\ngoal: at most 1.5x bare; ${sandboxed.p50 <= 1.5 * bare.p50 ? 'met' : 'not met'}\n`);
 }
