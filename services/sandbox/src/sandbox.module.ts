@@ -21,12 +21,12 @@ import { CheckedEgressFetcher } from './exec/egress-fetch';
 import { ExecRunner } from './exec/exec-runner';
 import { ExecStore } from './exec/exec-store';
 import { McpSessions } from './mcp';
-import { McpHolders } from './mcp/mcp-holders';
+import { RunHolders } from './replicas/run-holders';
 import { McpRouting } from './mcp/mcp-routing';
 import { McpCommandsHandler } from './mcp-commands.handler';
 import { SandboxCommandsHandler } from './sandbox-commands.handler';
 import { resolveSandboxOptions, SANDBOX_OPTIONS, type ResolvedSandboxOptions, type SandboxModuleOptions } from './sandbox.options';
-import { BROWSER_SESSIONS, COMPUTER_EXECS, COMPUTER_REGISTRY, DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE, MCP_HOLDERS, MCP_SESSIONS, PROBE_LEADER } from './sandbox.tokens';
+import { BROWSER_HOLDERS, BROWSER_SESSIONS, COMPUTER_EXECS, COMPUTER_REGISTRY, DRIVER_SELECTION, EXEC_RUNNER, EXEC_STORE, MCP_HOLDERS, MCP_SESSIONS, PROBE_LEADER } from './sandbox.tokens';
 
 /** Says at start which driver commands run in, or what to install; ends every command this replica runs when the app stops. */
 @Injectable()
@@ -123,10 +123,11 @@ export class SandboxModule {
           useFactory: (payloads: PayloadStore, opts: ResolvedSandboxOptions) => new BrowserSessions({ payloads, options: browserOptions({ chromiumPath: opts.chromiumPath, allowPrivate: opts.allowPrivate }) }),
           inject: [PayloadStore, SANDBOX_OPTIONS],
         },
-        { provide: MCP_HOLDERS, useFactory: (pool: Pool, opts: ResolvedSandboxOptions) => new McpHolders(pool, opts.replicaId), inject: [PG_POOL, SANDBOX_OPTIONS] },
+        { provide: MCP_HOLDERS, useFactory: (pool: Pool, opts: ResolvedSandboxOptions) => new RunHolders(pool, 'sandbox.mcp_holders', opts.replicaId), inject: [PG_POOL, SANDBOX_OPTIONS] },
+        { provide: BROWSER_HOLDERS, useFactory: (pool: Pool, opts: ResolvedSandboxOptions) => new RunHolders(pool, 'sandbox.browser_sessions', opts.replicaId), inject: [PG_POOL, SANDBOX_OPTIONS] },
         {
           provide: MCP_SESSIONS,
-          useFactory: (selection: DriverSelection, payloads: PayloadStore, opts: ResolvedSandboxOptions, holders: McpHolders) =>
+          useFactory: (selection: DriverSelection, payloads: PayloadStore, opts: ResolvedSandboxOptions, holders: RunHolders) =>
             new McpSessions({ drivers: selection, options: opts, payloads, previewBytes: opts.previewBytes }, opts, undefined, (run) => holders.release(run)),
           inject: [DRIVER_SELECTION, PayloadStore, SANDBOX_OPTIONS, MCP_HOLDERS],
         },

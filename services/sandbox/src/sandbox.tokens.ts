@@ -7,3 +7,4 @@ export const COMPUTER_EXECS = Symbol('COMPUTER_EXECS');
 export const PROBE_LEADER = Symbol('PROBE_LEADER');
 export const MCP_SESSIONS = Symbol('MCP_SESSIONS');
 export const MCP_HOLDERS = Symbol('MCP_HOLDERS');
+export const BROWSER_HOLDERS = Symbol('BROWSER_HOLDERS');

@@ -1,12 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Pool } from 'pg';
 import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import type { BrowserActResult } from '@packetagent/contracts';
-import { PG_POOL } from '@packetagent/eventstore';
-import { ReplicaChannel, ReplicaGoneError } from '../replicas/replica-channel';
+import { ReplicaChannel } from '../replicas/replica-channel';
+import type { RunHolders } from '../replicas/run-holders';
 import { SANDBOX_OPTIONS, type ResolvedSandboxOptions } from '../sandbox.options';
-import { BROWSER_SESSIONS } from '../sandbox.tokens';
+import { BROWSER_HOLDERS, BROWSER_SESSIONS } from '../sandbox.tokens';
 import type { BrowserSessions, RunBrowserKey } from './browser-sessions';
 import type { ParsedBrowserActRequest } from './page-actions';
 
@@ -26,7 +25,7 @@ export class BrowserRouting implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     @Inject(BROWSER_SESSIONS) private readonly sessions: BrowserSessions,
-    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(BROWSER_HOLDERS) private readonly holders: RunHolders,
     @Inject(NATS_CONNECTION) nc: NatsConnection,
     @Inject(BUS_TOPOLOGY) topo: Topology,
     @Inject(SANDBOX_OPTIONS) private readonly options: ResolvedSandboxOptions,
@@ -45,55 +44,31 @@ export class BrowserRouting implements OnApplicationBootstrap, OnModuleDestroy {
   async act(request: ParsedBrowserActRequest): Promise<BrowserActResult> {
     const key = { workspaceId: request.workspaceId, runId: request.runId };
     if (this.sessions.has(key)) return this.sessions.act(request);
-    const holder = await this.claim(key);
+    const holder = await this.holders.claim(key);
     if (holder !== this.options.replicaId) {
-      const forwarded = await this.forward(holder, { kind: 'act', request }, request.timeoutMs + FORWARD_MARGIN_MS);
+      const forwarded = await this.channel.askIfThere(holder, { kind: 'act', request }, request.timeoutMs + FORWARD_MARGIN_MS);
       if (forwarded !== null) return forwarded as BrowserActResult;
-      await this.takeOver(key, holder);
+      await this.holders.takeOver(key, holder);
     }
     return this.sessions.act(request);
   }
 
   async close(key: RunBrowserKey): Promise<{ closed: boolean }> {
     if (this.sessions.has(key)) return this.closeHere(key);
-    const { rows } = await this.pool.query<{ replica: string }>('SELECT replica FROM sandbox.browser_sessions WHERE workspace_id = $1 AND run_id = $2', [key.workspaceId, key.runId]);
-    const holder = rows[0]?.replica;
+    const holder = await this.holders.holderOf(key);
     if (!holder || holder === this.options.replicaId) return this.closeHere(key);
-    const forwarded = await this.forward(holder, { kind: 'close', key }, FORWARD_MARGIN_MS);
+    const forwarded = await this.channel.askIfThere(holder, { kind: 'close', key }, FORWARD_MARGIN_MS);
     if (forwarded !== null) return forwarded as { closed: boolean };
     // The holder is gone, and its Chromium with it.
-    await this.pool.query('DELETE FROM sandbox.browser_sessions WHERE workspace_id = $1 AND run_id = $2 AND replica = $3', [key.workspaceId, key.runId, holder]);
+    await this.holders.release(key, holder);
     return { closed: false };
   }
 
   private async closeHere(key: RunBrowserKey): Promise<{ closed: boolean }> {
     const closed = await this.sessions.close(key);
-    await this.pool.query('DELETE FROM sandbox.browser_sessions WHERE workspace_id = $1 AND run_id = $2 AND replica = $3', [key.workspaceId, key.runId, this.options.replicaId]);
+    await this.holders.release(key);
     return closed;
   }
 
-  /** The run's holder: this replica when none was recorded. */
-  private async claim(key: RunBrowserKey): Promise<string> {
-    const { rows } = await this.pool.query<{ replica: string }>(
-      `INSERT INTO sandbox.browser_sessions (workspace_id, run_id, replica) VALUES ($1, $2, $3)
-       ON CONFLICT (workspace_id, run_id) DO UPDATE SET replica = sandbox.browser_sessions.replica
-       RETURNING replica`,
-      [key.workspaceId, key.runId, this.options.replicaId],
-    );
-    return rows[0]!.replica;
-  }
 
-  private async takeOver(key: RunBrowserKey, from: string): Promise<void> {
-    await this.pool.query('UPDATE sandbox.browser_sessions SET replica = $4, opened_at = now() WHERE workspace_id = $1 AND run_id = $2 AND replica = $3', [key.workspaceId, key.runId, from, this.options.replicaId]);
-  }
-
-  /** The holder's answer, or null when no one listens for that replica any more. */
-  private async forward(holder: string, forwarded: Forwarded, timeoutMs: number): Promise<BrowserActResult | { closed: boolean } | null> {
-    try {
-      return await this.channel.ask(holder, forwarded, timeoutMs);
-    } catch (error) {
-      if (error instanceof ReplicaGoneError) return null;
-      throw error;
-    }
-  }
 }

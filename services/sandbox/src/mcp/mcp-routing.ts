@@ -2,10 +2,10 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { NatsConnection } from '@nats-io/transport-node';
 import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import type { McpCallResult } from '@packetagent/contracts';
-import { ReplicaChannel, ReplicaGoneError } from '../replicas/replica-channel';
+import { ReplicaChannel } from '../replicas/replica-channel';
+import type { RunHolders, RunKey } from '../replicas/run-holders';
 import { SANDBOX_OPTIONS, type ResolvedSandboxOptions } from '../sandbox.options';
 import { MCP_HOLDERS, MCP_SESSIONS } from '../sandbox.tokens';
-import type { McpHolders, RunKey } from './mcp-holders';
 import type { McpCallRequest, McpSessions } from './mcp-sessions';
 
 /** Beyond the server's own timeout, for the holder to answer a forwarded call or close. */
@@ -26,7 +26,7 @@ export class McpRouting implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     @Inject(MCP_SESSIONS) private readonly sessions: McpSessions,
-    @Inject(MCP_HOLDERS) private readonly holders: McpHolders,
+    @Inject(MCP_HOLDERS) private readonly holders: RunHolders,
     @Inject(NATS_CONNECTION) nc: NatsConnection,
     @Inject(BUS_TOPOLOGY) topo: Topology,
     @Inject(SANDBOX_OPTIONS) private readonly options: ResolvedSandboxOptions,
@@ -53,7 +53,7 @@ export class McpRouting implements OnApplicationBootstrap, OnModuleDestroy {
     for (let attempt = 0; attempt < 2 && !this.sessions.has(key); attempt++) {
       const holder = await this.holders.claim(key);
       if (holder === this.options.replicaId) break;
-      const forwarded = await this.forward(holder, { kind: 'call', request }, request.server.timeoutMs + FORWARD_MARGIN_MS);
+      const forwarded = await this.channel.askIfThere(holder, { kind: 'call', request }, request.server.timeoutMs + FORWARD_MARGIN_MS);
       if (forwarded !== null) return forwarded as McpCallResult;
       if (await this.holders.takeOver(key, holder)) break;
     }
@@ -64,7 +64,7 @@ export class McpRouting implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.sessions.has(key)) return this.closeHere(key);
     const holder = await this.holders.holderOf(key);
     if (!holder || holder === this.options.replicaId) return this.closeHere(key);
-    const forwarded = await this.forward(holder, { kind: 'close', key }, FORWARD_MARGIN_MS);
+    const forwarded = await this.channel.askIfThere(holder, { kind: 'close', key }, FORWARD_MARGIN_MS);
     if (forwarded !== null) return forwarded as { closed: number };
     // The holder is gone, and its sessions (and stdio servers) with it.
     await this.holders.release(key, holder);
@@ -77,13 +77,4 @@ export class McpRouting implements OnApplicationBootstrap, OnModuleDestroy {
     return { closed };
   }
 
-  /** The holder's answer, or null when no one listens for that replica any more. */
-  private async forward(holder: string, forwarded: Forwarded, timeoutMs: number): Promise<Answer | null> {
-    try {
-      return await this.channel.ask(holder, forwarded, timeoutMs);
-    } catch (error) {
-      if (error instanceof ReplicaGoneError) return null;
-      throw error;
-    }
-  }
 }

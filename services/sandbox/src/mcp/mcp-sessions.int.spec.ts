@@ -8,7 +8,7 @@ import { createTestDatabase, eventually, hostProcesses, type TestDatabase } from
 import { BubblewrapDriver } from '../drivers/bubblewrap/bubblewrap-driver';
 import { DriverSelection } from '../drivers/driver-selection';
 import { resolveSandboxOptions } from '../sandbox.options';
-import type { RunKey } from './mcp-holders';
+import type { RunKey } from '../replicas/run-holders';
 import { McpSessions, type McpCallRequest } from './mcp-sessions';
 import { brokenHttpServer, type BrokenHttpServer } from './testing/broken-http-server';
 import { testMcpHttpServer, type TestMcpHttpServer } from './testing/mcp-http-server';

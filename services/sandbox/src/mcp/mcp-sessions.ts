@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { canonicalJson, execKey, sha256Hex, type JsonValue, type McpCallRequest, type McpCallResult, type McpListResult, type ParsedMcpServerSpec } from '@packetagent/contracts';
 import type { ResolvedSandboxOptions } from '../sandbox.options';
-import type { RunKey } from './mcp-holders';
+import type { RunKey } from '../replicas/run-holders';
 import { McpSession, type SessionContext } from './mcp-session';
 
 export type { McpCallRequest };

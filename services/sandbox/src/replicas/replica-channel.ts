@@ -63,6 +63,16 @@ export class ReplicaChannel<Request, Reply> {
     return answer.result;
   }
 
+  /** The replica's answer, or null when it no longer listens (it is gone). */
+  async askIfThere(replicaId: string, request: Request, timeoutMs: number): Promise<Reply | null> {
+    try {
+      return await this.ask(replicaId, request, timeoutMs);
+    } catch (error) {
+      if (error instanceof ReplicaGoneError) return null;
+      throw error;
+    }
+  }
+
   private subject(replicaId: string): string {
     return `${this.topo.commandSubjectRoot}.sandbox.replica.${replicaId.replace(/[^A-Za-z0-9_-]/g, '_')}.${this.purpose}`;
   }
