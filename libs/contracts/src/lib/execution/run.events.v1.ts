@@ -117,7 +117,8 @@ export const RunCriteriaSetV1 = z.object({ criteria: z.array(z.string().max(1000
 
 export const RunCompactedV1 = z.object({ droppedMessages: z.number().int().positive(), estimatedTokens: z.number().int().nonnegative() });
 
-export const WAIT_REASONS = ['approval', 'question', 'paused'] as const;
+/** `reconnect`: a credential the next call needs (an OAuth connection) waits for an operator to connect it again. */
+export const WAIT_REASONS = ['approval', 'question', 'paused', 'reconnect'] as const;
 export const RunWaitingV1 = z.object({
   reason: z.enum(WAIT_REASONS),
   attentionId: z.string().nullable(),
@@ -152,6 +153,8 @@ export const RUN_FAILURE_REASONS = [
   'definition_unavailable',
   'input_unavailable',
   'internal_error',
+  /** A credential the next call needs could not be had: the operator declined to reconnect it, or its attention expired. */
+  'credential_unavailable',
 ] as const;
 export const RunFailedV1 = z.object({ reason: z.enum(RUN_FAILURE_REASONS), detail: z.string().max(2000) });
 

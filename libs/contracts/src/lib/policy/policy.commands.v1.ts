@@ -138,7 +138,7 @@ export const PolicyCommands = {
     z.object({
       workspaceId,
       runId: z.string().regex(/^[A-Za-z0-9_:@-]{1,200}$/),
-      kind: z.enum(['uncertain_effect', 'run_quarantined', 'run_unrecordable', 'run_without_owner', 'wait_lost']),
+      kind: z.enum(['uncertain_effect', 'run_quarantined', 'run_unrecordable', 'run_without_owner', 'wait_lost', 'credential_reconnect']),
       tool: z.string().min(1).max(100),
       verb: z.string().max(50),
       resource: z.string().max(4096).nullable(),

@@ -26,16 +26,46 @@ const limits = {
   maxResultBytes: z.number().int().min(1024).max(32 * 1024 * 1024).default(4 * 1024 * 1024),
 };
 
-export const McpHttpServerSchema = z.strictObject({
+/**
+ * OAuth 2.1 for a remote server: an operator connects it once (authorization code with PKCE,
+ * the client registered dynamically where the authorization server offers it), and the vault
+ * keeps the tokens as the credential named here, refreshing them before they expire. A call
+ * only ever sees the access token, and only for the server the connection was made for.
+ */
+export const McpOAuthSchema = z.strictObject({
+  /** The vault credential holding the connection (made by `packetagent mcp connect` or the console). */
+  credential: CredentialNameSchema,
+  /** Scopes asked for at connection; empty asks for what the server advertises. */
+  scopes: z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/, 'an OAuth scope token (RFC 6749 section 3.3)')).max(32).default([]),
+  /** A client registered with the authorization server beforehand, for one that offers no dynamic registration. */
+  clientId: z.string().min(1).max(512).regex(/^[\x20-\x7e]+$/, 'printable ASCII').optional(),
+});
+export type McpOAuth = z.output<typeof McpOAuthSchema>;
+
+/** The HTTP server's fields, for schemas that add to them; McpHttpServerSchema adds its rule. */
+export const McpHttpServerFields = z.strictObject({
   name: McpServerNameSchema,
   transport: z.literal('http'),
   url: z.url({ protocol: /^https?$/ }).max(2048),
   /** A vault credential sent as `Authorization: Bearer <value>`. */
   credential: CredentialNameSchema.optional(),
+  oauth: McpOAuthSchema.optional(),
   /** Annotations (readOnlyHint, idempotentHint) loosen what policy assumes only for a trusted server. */
   trusted: z.boolean().default(false),
   ...limits,
 });
+
+export const oneWayToAuthenticate: [(server: { credential?: string | undefined; oauth?: unknown }) => boolean, { path: PropertyKey[]; message: string }] = [
+  (server) => !(server.credential && server.oauth),
+  { path: ['oauth'], message: 'a server takes either a static credential or oauth, not both' },
+];
+
+export const McpHttpServerSchema = McpHttpServerFields.refine(...oneWayToAuthenticate);
+
+/** The credential a call to this server needs: its static bearer or its OAuth connection. */
+export function mcpServerCredential(server: ParsedMcpServerSpec): string | undefined {
+  return server.transport === 'http' ? (server.oauth?.credential ?? server.credential) : undefined;
+}
 
 export const McpStdioServerSchema = z.strictObject({
   name: McpServerNameSchema,

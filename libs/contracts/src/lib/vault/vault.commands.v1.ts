@@ -58,7 +58,15 @@ export const VaultCommands = {
    */
   resolve: defineCommand(
     'vault.resolve',
-    z.object({ grant: z.string().min(1).max(4_096), recipientPublicKey: z.string().min(1).max(200) }),
+    z.object({
+      grant: z.string().min(1).max(4_096),
+      recipientPublicKey: z.string().min(1).max(200),
+      /**
+       * The URL the value is for. An OAuth connection answers its access token only for the
+       * resource it was made for (refreshed first when it expires soon); a plain secret ignores it.
+       */
+      audience: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+    }),
     z.object({ workspaceId, name: CredentialNameSchema, version: z.number().int().positive(), sealed: SealedCredentialSchema }),
   ),
   /**

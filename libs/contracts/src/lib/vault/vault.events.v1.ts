@@ -27,7 +27,14 @@ export function vaultStream(workspaceId: string): string {
  * Metadata only: an event never carries the value, its ciphertext or a wrapped key, since
  * events are replicated, relayed and kept forever.
  */
-export const CredentialStoredV1 = z.strictObject({ name: CredentialNameSchema, version: z.number().int().positive(), keyId: MasterKeyIdSchema });
+export const CredentialStoredV1 = z.strictObject({
+  name: CredentialNameSchema,
+  version: z.number().int().positive(),
+  keyId: MasterKeyIdSchema,
+  /** `oauth`: an OAuth connection, stored when an operator connected it (`connected`) or by the vault's refresh (`refreshed`). */
+  kind: z.enum(['secret', 'oauth']).optional(),
+  oauth: z.enum(['connected', 'refreshed']).optional(),
+});
 export const CredentialDeletedV1 = z.strictObject({ name: CredentialNameSchema, version: z.number().int().positive() });
 /** A grant was redeemed: who read which version, for which run and tool. */
 export const CredentialResolvedV1 = z.strictObject({

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import {
-  McpHttpServerSchema,
+  McpHttpServerFields,
   McpServerSpecSchema,
   McpStdioServerSchema,
+  oneWayToAuthenticate,
   PinnedMcpToolSchema,
   type ParsedMcpServerSpec,
   type PinnedMcpTool,
@@ -25,7 +26,7 @@ export type DefinitionForm = 'source' | 'stored';
 const PINNED_BY_VERSION = "written by the version, not the source: a server's tools are pinned from its answer when the version is created";
 
 const StoredMcpServerSchema = z.discriminatedUnion('transport', [
-  McpHttpServerSchema.extend({ tools: z.array(PinnedMcpToolSchema).max(1024) }),
+  McpHttpServerFields.extend({ tools: z.array(PinnedMcpToolSchema).max(1024) }).refine(...oneWayToAuthenticate),
   McpStdioServerSchema.extend({ tools: z.array(PinnedMcpToolSchema).max(1024) }),
 ]);
 
