@@ -6,3 +6,4 @@ export * from './lib/wait';
 export * from './lib/processes';
 export * from './lib/http';
 export * from './lib/sshd';
+export * from './lib/oauth-mcp-server';
