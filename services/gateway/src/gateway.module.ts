@@ -11,6 +11,7 @@ import { RevokeApiKey } from './api-keys/usecases/revoke-api-key/revoke-api-key.
 import { GATEWAY_OPTIONS, resolveGatewayOptions, type GatewayOptions, type ResolvedGatewayOptions } from './gateway.options';
 import { GatewayValidationPipe } from './http/validation';
 import { connectRedis, GATEWAY_REDIS, RedisCloser } from './identity/redis';
+import { McpConnectionsRoutesModule } from './mcp-connections/mcp-connections-routes.module';
 import { OpenApiController } from './openapi/openapi.controller';
 import { OpenApiDocumentHolder } from './openapi/openapi.document';
 import { AuthController } from './sessions/auth.controller';
@@ -32,9 +33,10 @@ import { ListWorkspaces } from './workspaces/usecases/list-workspaces/list-works
 import { WorkspacesController } from './workspaces/workspaces.controller';
 
 /**
- * The HTTP front door: accounts, sessions, API keys, first-run setup, and the access guard,
- * validation and serialisation every route of the app goes through. Needs PG_POOL and
- * PostgresEventStore (EventStoreModule) provided globally by the app.
+ * The HTTP front door: accounts, sessions, API keys, first-run setup, MCP servers' OAuth
+ * connections (their callback is under the public URL), and the access guard, validation and
+ * serialisation every route of the app goes through. Needs PG_POOL and PostgresEventStore
+ * (EventStoreModule) and BusModule provided globally by the app.
  */
 @Module({})
 export class GatewayModule {
@@ -42,7 +44,7 @@ export class GatewayModule {
     const resolved: ResolvedGatewayOptions = resolveGatewayOptions(options);
     return {
       module: GatewayModule,
-      imports: [DiscoveryModule],
+      imports: [DiscoveryModule, McpConnectionsRoutesModule.forRoot({ publicUrl: resolved.publicUrl })],
       controllers: [SetupController, AuthController, WorkspacesController, ApiKeysController, OpenApiController],
       providers: [
         { provide: GATEWAY_OPTIONS, useValue: resolved },

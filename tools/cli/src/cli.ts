@@ -11,6 +11,7 @@ import { registerQuarantineCommands } from './commands/quarantine';
 import { registerSandboxCommands } from './commands/sandbox';
 import { registerComputerCommands } from './commands/computer';
 import { registerMcpCommands } from './commands/mcp-tools';
+import { registerMcpConnectCommands } from './commands/mcp-connect';
 import { getPayload } from './commands/payload';
 import { replayProjection, type ReplayOptions } from './commands/replay';
 import type { CommandContext } from './context';
@@ -210,7 +211,18 @@ function buildProgram(io: CliIo): Command {
     io: () => ({ ...(io.confirm ? { confirm: (question: string) => io.confirm!(question) } : {}), now: () => Date.now() }),
     positiveInteger,
   });
-  registerMcpCommands(program, { context: (command) => contextFor(command, io), positiveInteger });
+  const mcp = registerMcpCommands(program, { context: (command) => contextFor(command, io), positiveInteger });
+  registerMcpConnectCommands(mcp, {
+    context: (command) => contextFor(command, io),
+    io: (command) => ({
+      stdout: (text) => io.stdout(text),
+      stderr: (text) => io.stderr(text),
+      json: command.optsWithGlobals<GlobalOptions>().json === true,
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    }),
+    positiveInteger,
+  });
 
   return program;
 }

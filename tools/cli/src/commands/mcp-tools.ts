@@ -58,9 +58,9 @@ export async function mcpTools(context: CommandContext, workerRef: string, optio
   context.report(lines, { workerId: worker.id, worker: worker.name, version: version.version, digest: version.digest, note: PINNED_NOTE, servers });
 }
 
-/** `mcp tools`: reading a version needs the inspect permission. */
-export function registerMcpCommands(program: Command, deps: { context(command: Command): CommandContext; positiveInteger(value: string): number }): void {
-  const mcp = program.command('mcp').description("MCP servers a worker's tools come from, as a version pins them.");
+/** `mcp tools`: reading a version needs the inspect permission. Answers the `mcp` command, for the commands registered beside it. */
+export function registerMcpCommands(program: Command, deps: { context(command: Command): CommandContext; positiveInteger(value: string): number }): Command {
+  const mcp = program.command('mcp').description("MCP servers a worker's tools come from, as a version pins them, and their OAuth connections.");
   mcp
     .command('tools')
     .description(
@@ -70,4 +70,5 @@ export function registerMcpCommands(program: Command, deps: { context(command: C
     .argument('<worker>', 'worker name or id')
     .option('--version <n>', 'version to read (default: the latest)', deps.positiveInteger)
     .action((workerRef: string, options: { version?: number }, command: Command) => mcpTools(deps.context(command), workerRef, options));
+  return mcp;
 }

@@ -39,8 +39,26 @@ describe(mcpServersOf.name, () => {
     const sut = mcpServersOf(definition);
 
     expect(sut.map(({ tools: _tools, ...server }) => server)).toEqual([
-      { name: 'tracker', transport: 'http', target: 'https://mcp.example.com/mcp', trusted: false, credential: 'tracker_token' },
-      { name: 'notes', transport: 'stdio', target: 'notes-mcp --dir "/srv/my notes"', trusted: true, credential: null },
+      { name: 'tracker', transport: 'http', target: 'https://mcp.example.com/mcp', trusted: false, credential: 'tracker_token', oauth: null },
+      { name: 'notes', transport: 'stdio', target: 'notes-mcp --dir "/srv/my notes"', trusted: true, credential: null, oauth: null },
+    ]);
+  });
+
+  it("reads an http server's oauth: its credential, scopes and client; a stdio server or a malformed oauth has none", () => {
+    const withOAuth = {
+      mcp: [
+        { name: 'wiki', transport: 'http', url: 'https://wiki.example.com/mcp', oauth: { credential: 'wiki_oauth', scopes: ['read', 'write'], clientId: 'packetagent-prod' }, tools: [] },
+        { name: 'docs', transport: 'http', url: 'https://docs.example.com/mcp', oauth: { credential: 'docs_oauth' }, tools: [] },
+        { name: 'odd', transport: 'stdio', command: 'odd-mcp', oauth: { credential: 'odd' } },
+        { name: 'broken', transport: 'http', url: 'https://broken.example.com/mcp', oauth: { scopes: [] } },
+      ],
+    };
+
+    expect(mcpServersOf(withOAuth).map((server) => [server.name, server.oauth])).toEqual([
+      ['wiki', { credential: 'wiki_oauth', scopes: ['read', 'write'], clientId: 'packetagent-prod' }],
+      ['docs', { credential: 'docs_oauth', scopes: [], clientId: null }],
+      ['odd', null],
+      ['broken', null],
     ]);
   });
 
@@ -69,7 +87,7 @@ describe(mcpServersOf.name, () => {
     expect(mcpServersOf(withoutCall)[0]!.tools.map((tool) => tool.grant)).toEqual([null, null]);
     expect(mcpServersOf({ apiVersion: 'packetagent/v1', tools: [] })).toEqual([]);
     expect(mcpServersOf(null)).toEqual([]);
-    expect(mcpServersOf({ mcp: [{ name: 'bare', transport: 'stdio', command: 'bare-mcp' }] })).toEqual([{ name: 'bare', transport: 'stdio', target: 'bare-mcp', trusted: false, credential: null, tools: [] }]);
+    expect(mcpServersOf({ mcp: [{ name: 'bare', transport: 'stdio', command: 'bare-mcp' }] })).toEqual([{ name: 'bare', transport: 'stdio', target: 'bare-mcp', trusted: false, credential: null, oauth: null, tools: [] }]);
   });
 });
 

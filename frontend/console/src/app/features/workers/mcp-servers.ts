@@ -17,6 +17,13 @@ export interface McpToolRow {
   grant: string | null;
 }
 
+/** A server's `oauth` (McpOAuthSchema of libs/contracts sandbox/mcp.v1.ts): the vault keeps the connection as `credential`. */
+export interface McpServerOAuth {
+  credential: string;
+  scopes: string[];
+  clientId: string | null;
+}
+
 export interface McpServerView {
   name: string;
   transport: string;
@@ -24,6 +31,8 @@ export interface McpServerView {
   target: string;
   trusted: boolean;
   credential: string | null;
+  /** Set for an http server that authorizes with OAuth; null for every other. */
+  oauth: McpServerOAuth | null;
   tools: McpToolRow[];
 }
 
@@ -75,6 +84,12 @@ function shortened(description: string): string {
   return description.length > DESCRIPTION_CHARS ? `${description.slice(0, DESCRIPTION_CHARS - 1)}…` : description;
 }
 
+function oauthOf(server: Json): McpServerOAuth | null {
+  const oauth = server['oauth'];
+  if (server['transport'] !== 'http' || !isObject(oauth) || typeof oauth['credential'] !== 'string' || !oauth['credential']) return null;
+  return { credential: oauth['credential'], scopes: strings(oauth['scopes']), clientId: typeof oauth['clientId'] === 'string' ? oauth['clientId'] : null };
+}
+
 function targetOf(server: Json): string {
   if (server['transport'] === 'http') return text(server['url']);
   return [text(server['command']), ...strings(server['args']).map((arg) => (/^[^\s"']+$/.test(arg) ? arg : JSON.stringify(arg)))].join(' ');
@@ -92,6 +107,7 @@ export function mcpServersOf(definition: unknown): McpServerView[] {
       target: targetOf(server),
       trusted: server['trusted'] === true,
       credential: typeof server['credential'] === 'string' ? server['credential'] : null,
+      oauth: oauthOf(server),
       tools: objects(server['tools']).map((tool) => {
         const annotations = isObject(tool['annotations']) ? tool['annotations'] : {};
         const digest = text(tool['digest']);

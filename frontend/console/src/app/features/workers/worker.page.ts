@@ -120,7 +120,7 @@ triggers:
     </section>
 
     @if (versions.value()) {
-      <pa-mcp-servers [workerId]="workerId()" [versions]="versionNumbers()" />
+      <pa-mcp-servers [workerId]="workerId()" [versions]="versionNumbers()" [connected]="mcpConnected() ?? null" />
     }
 
     @if (session.can('deploy')) {
@@ -188,6 +188,8 @@ export class WorkerPage implements OnInit {
   private readonly router = inject(Router);
   protected readonly session = inject(Session);
   readonly workerId = input.required<string>();
+  /** Set by the gateway when the authorization server sends the operator back: the credential just connected. */
+  readonly mcpConnected = input<string | undefined>(undefined, { alias: 'mcp_connected' });
   protected readonly ws = this.session.workspaceId;
   private readonly base = () => `/api/v1/workspaces/${this.ws()}`;
 
