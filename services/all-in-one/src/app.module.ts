@@ -98,6 +98,7 @@ export class AppModule {
           mode: env.PACKETAGENT_VAULT_MODE,
           masterKeys: env.PACKETAGENT_MASTER_KEY ? env.PACKETAGENT_MASTER_KEY.split(',').map((key) => key.trim()) : undefined,
           masterKeyFile: env.PACKETAGENT_MASTER_KEY_FILE,
+          oauth: { allowPrivate: commaList(env.PACKETAGENT_HTTP_ALLOW_PRIVATE), refreshMarginSeconds: env.PACKETAGENT_OAUTH_REFRESH_MARGIN_SECONDS },
           dataDir: env.PACKETAGENT_DATA_DIR,
           grantSigningKey,
           log,

@@ -73,6 +73,8 @@ export const EnvSchema = z.object({
   /** Chromium for the browser tool. */
   PACKETAGENT_CHROMIUM: z.string().default('/usr/bin/chromium'),
   PACKETAGENT_HTTP_ALLOW_PRIVATE: z.string().default(''),
+  /** An OAuth access token this close to expiry is refreshed before a call gets it (at most half its lifetime). */
+  PACKETAGENT_OAUTH_REFRESH_MARGIN_SECONDS: z.coerce.number().int().min(0).max(3_600).default(60),
   /** Origins known to honour Idempotency-Key (comma-separated): their POST and PATCH are retried after a crash. */
   PACKETAGENT_HTTP_IDEMPOTENCY_KEY_ORIGINS: z.string().default(''),
   PACKETAGENT_HTTP_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1_024).default(1_048_576),

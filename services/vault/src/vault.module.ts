@@ -9,6 +9,12 @@ import { GRANT_VERIFY_KEY, loadGrantVerifyKey } from './keys/grant-verify-key';
 import { KeyUsageCheck } from './keys/key-usage-check';
 import { loadMasterKeyRing, MASTER_KEY_RING } from './keys/master-key-ring';
 import { RotateMasterKey } from './keys/usecases/rotate-master-key/rotate-master-key';
+import { ConnectionTokens } from './oauth/connection-tokens';
+import { OAuthCommandsHandler } from './oauth/oauth-commands.handler';
+import { BeginConnection } from './oauth/usecases/begin-connection';
+import { CompleteConnection } from './oauth/usecases/complete-connection';
+import { IssueListingToken } from './oauth/usecases/issue-listing-token';
+import { ListConnections } from './oauth/usecases/list-connections';
 import { VaultCommandsHandler } from './vault-commands.handler';
 import { resolveVaultOptions, VAULT_OPTIONS, type VaultModuleOptions } from './vault.options';
 
@@ -45,6 +51,12 @@ export class VaultModule {
         RotateMasterKey,
         VaultCommandsHandler,
         KeyUsageCheck,
+        ConnectionTokens,
+        BeginConnection,
+        CompleteConnection,
+        ListConnections,
+        IssueListingToken,
+        OAuthCommandsHandler,
       ],
     };
   }

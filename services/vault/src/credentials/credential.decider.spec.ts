@@ -32,4 +32,17 @@ describe(decide.name, () => {
     expect(() => decide({ kind: 'delete' }, given([stored(1), deleted(1)]))).toThrow(CredentialNotFoundError);
     expect(() => decide(redeem, given([stored(1), deleted(1)]))).toThrow(CredentialNotFoundError);
   });
+
+  it('stores a connection made by an operator as kind oauth, connected', () => {
+    expect(decide({ kind: 'store', keyId: 'mk-0123456789abcdef', oauth: 'connected' }, given([stored(1)]))).toEqual([
+      { type: 'credential.stored', data: { name: 'slack_token', version: 2, keyId: 'mk-0123456789abcdef', kind: 'oauth', oauth: 'connected' } },
+    ]);
+  });
+
+  it("replaces a live connection's version when its tokens are refreshed, and refuses when the name is gone", () => {
+    expect(decide({ kind: 'refresh', keyId: 'mk-0123456789abcdef' }, given([stored(1), stored(2)]))).toEqual([
+      { type: 'credential.stored', data: { name: 'slack_token', version: 3, keyId: 'mk-0123456789abcdef', kind: 'oauth', oauth: 'refreshed' } },
+    ]);
+    expect(() => decide({ kind: 'refresh', keyId: 'mk-0123456789abcdef' }, given([stored(1), deleted(1)]))).toThrow(CredentialNotFoundError);
+  });
 });

@@ -7,7 +7,8 @@ export type Credential =
   | { status: 'live' | 'deleted'; name: string; lastVersion: number };
 
 export type CredentialCommand =
-  | { kind: 'store'; keyId: string }
+  | { kind: 'store'; keyId: string; oauth?: 'connected' | 'refreshed' }
+  | { kind: 'refresh'; keyId: string }
   | { kind: 'delete' }
   | { kind: 'redeem'; grant: Pick<CredentialGrant, 'grantId' | 'runId' | 'tool'> };
 
@@ -23,10 +24,19 @@ export function initialCredential(name: string): Credential {
 export function decide(command: CredentialCommand, state: Credential): CredentialEvent[] {
   switch (command.kind) {
     case 'store':
-      return [{ type: 'credential.stored', data: { name: state.name, version: state.lastVersion + 1, keyId: command.keyId } }];
+      return [
+        {
+          type: 'credential.stored',
+          data: { name: state.name, version: state.lastVersion + 1, keyId: command.keyId, ...(command.oauth ? { kind: 'oauth' as const, oauth: command.oauth } : {}) },
+        },
+      ];
     case 'delete':
       if (state.status !== 'live') throw new CredentialNotFoundError(state.name);
       return [{ type: 'credential.deleted', data: { name: state.name, version: state.lastVersion } }];
+    case 'refresh':
+      // Replaces the live version of a connection, so its name must still be live.
+      if (state.status !== 'live') throw new CredentialNotFoundError(state.name);
+      return [{ type: 'credential.stored', data: { name: state.name, version: state.lastVersion + 1, keyId: command.keyId, kind: 'oauth', oauth: 'refreshed' } }];
     case 'redeem':
       if (state.status !== 'live') throw new CredentialNotFoundError(state.name);
       return [{ type: 'credential.resolved', data: { name: state.name, version: state.lastVersion, grantId: command.grant.grantId, runId: command.grant.runId, tool: command.grant.tool } }];

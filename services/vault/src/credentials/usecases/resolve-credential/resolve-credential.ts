@@ -9,6 +9,7 @@ import {
 } from '@packetagent/contracts';
 import { PostgresEventStore } from '@packetagent/eventstore';
 import { decryptValue } from '../../../crypto/envelope-cipher';
+import { ConnectionTokens, RefreshCarry } from '../../../oauth/connection-tokens';
 import { GRANT_VERIFY_KEY, type GrantVerifyKey } from '../../../keys/grant-verify-key';
 import { MASTER_KEY_RING, type MasterKeyRing } from '../../../keys/master-key-ring';
 import { CredentialGrantUsedError, CredentialNotFoundError, GrantVerificationUnavailableError } from '../../../shared/errors';
@@ -32,6 +33,7 @@ export class ResolveCredential {
     @Inject(MASTER_KEY_RING) private readonly ring: MasterKeyRing,
     @Inject(GRANT_VERIFY_KEY) private readonly grantKey: GrantVerifyKey,
     @Inject(VAULT_OPTIONS) private readonly options: ResolvedVaultOptions,
+    private readonly connections: ConnectionTokens,
   ) {}
 
   async execute(request: ResolveCredentialRequest): Promise<ResolveCredentialResult> {
@@ -49,6 +51,7 @@ export class ResolveCredential {
     // Checked before the grant is consumed: a malformed key must not burn it.
     const recipient = parseRecipientPublicKey(request.recipientPublicKey);
     const { workspaceId, credential: name } = grant;
+    const carry = new RefreshCarry();
     const resolved = await retryOnConflict(() =>
       this.store.transaction(async (client) => {
         const used = await client.query(
@@ -58,19 +61,32 @@ export class ResolveCredential {
         );
         if (used.rowCount === 0) throw new CredentialGrantUsedError(grant.grantId);
         await lockCredential(client, workspaceId, name);
-        const events = decide({ kind: 'redeem', grant }, await loadCredential(client, workspaceId, name));
+        const state = await loadCredential(client, workspaceId, name);
+        decide({ kind: 'redeem', grant }, state);
         const row = await readLiveCredential(client, workspaceId, name);
         if (!row) throw new CredentialNotFoundError(name);
-        const binding = { workspaceId, name, version: row.version };
-        const plain = decryptValue({ ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, wrappedKey: row.wrapped_key, keyId: row.key_id }, binding, this.ring);
+        let version = row.version;
+        let plain: Buffer;
+        if (row.kind === 'oauth') {
+          // A connection hands out its access token (refreshed first when it is about to expire), never what refreshes it.
+          const answer = await this.connections.accessToken(client, row, request.audience, state.lastVersion, carry);
+          if (!answer.ok) return { refused: answer.error };
+          ({ version } = answer);
+          plain = answer.accessToken;
+        } else {
+          plain = decryptValue({ ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, wrappedKey: row.wrapped_key, keyId: row.key_id }, { workspaceId, name, version }, this.ring);
+        }
         try {
-          await appendCredentialEvents(this.store, client, workspaceId, name, events, { kind: 'service', id: 'vault' });
-          return { version: row.version, sealed: sealCredential(plain, recipient) };
+          const events = decide({ kind: 'redeem', grant }, { status: 'live', name, lastVersion: version });
+          await appendCredentialEvents(this.store, client, workspaceId, name, events, { kind: 'service', id: 'vault' }, { keepTransaction: row.kind === 'oauth' });
+          return { version, sealed: sealCredential(plain, recipient) };
         } finally {
           plain.fill(0);
         }
       }),
     );
+    // The grant stays used and the refusal recorded: the run asks again after an operator reconnects.
+    if ('refused' in resolved) throw resolved.refused;
     this.options.log('info', 'credential grant redeemed', { workspaceId, name, version: resolved.version, grantId: grant.grantId, runId: grant.runId, tool: grant.tool });
     return { workspaceId, name, version: resolved.version, sealed: resolved.sealed };
   }
