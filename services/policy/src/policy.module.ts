@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { EVENT_REGISTRY } from '@packetagent/bus';
 import { registerIntakeEvents, registerPolicyEvents, registerRunExecutionEvents, registerSchedulerEvents, type EventRegistry } from '@packetagent/contracts';
 import { DeadlineTimersConsumer } from './attention/deadline-timers.consumer';
+import { ReconnectedCredentialsConsumer } from './attention/reconnected-credentials.consumer';
 import { AnswerAttention } from './attention/usecases/answer-attention';
 import { RaiseAttention } from './attention/usecases/raise-attention';
 import { ReadAttention } from './attention/usecases/read-attention';
@@ -47,6 +48,7 @@ export class PolicyModule {
         ReadAttention,
         RaiseAttention,
         DeadlineTimersConsumer,
+        ReconnectedCredentialsConsumer,
         ReadComputer,
         Authorize,
         GrantComputerKey,

@@ -1,4 +1,4 @@
-import { canonicalJson, isKnownTool, sha256Hex, TOOL_NAMES, type JsonValue, type ToolName } from '@packetagent/contracts';
+import { canonicalJson, isKnownTool, mcpServerCredential, sha256Hex, TOOL_NAMES, type JsonValue, type ToolName } from '@packetagent/contracts';
 import { toolsConfig } from './config';
 import { BUILTIN_TOOLS } from './builtins';
 import { ToolAbortedError, ToolArgumentsError, ToolFailure, ToolNotAuthorizedError } from './errors';
@@ -142,8 +142,9 @@ export class ToolRegistry {
   /** An MCP call: what the mcp builtin plans, with the server's credential and what its trust lets policy assume. */
   private planMcp(callId: string, entry: CatalogueEntry, args: unknown): PlannedCall {
     const planned = this.plan(callId, 'mcp', args);
-    const credential = entry.server.transport === 'http' ? entry.server.credential : undefined;
-    return { ...planned, ...McpCatalogue.effects(entry), credentials: credential ? [credential] : [] };
+    const credential = mcpServerCredential(entry.server);
+    if (!credential || entry.server.transport !== 'http') return { ...planned, ...McpCatalogue.effects(entry), credentials: [] };
+    return { ...planned, ...McpCatalogue.effects(entry), credentials: [credential], audiences: { [credential]: entry.server.url } };
   }
 
   /**

@@ -44,6 +44,11 @@ export interface PlannedCall {
   mutating: boolean;
   idempotentByKey: boolean;
   credentials: string[];
+  /**
+   * The URL each credential is for, where the vault must check it: an OAuth connection hands
+   * out its token only for the resource it was made for (an MCP server's URL).
+   */
+  audiences?: Record<string, string>;
   /** The registered computer the call runs on; null for the local sandbox. */
   computer: string | null;
   args: unknown;

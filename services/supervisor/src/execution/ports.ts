@@ -1,4 +1,4 @@
-import type { AuthorizeResult, DecodedEvent, JsonValue } from '@packetagent/contracts';
+import type { AttentionState, AuthorizeResult, DecodedEvent, JsonValue } from '@packetagent/contracts';
 import type { ModelTurn } from '@packetagent/providers';
 import type { CallAuthorization, PlannedCall, ToolOutcome } from '@packetagent/tools';
 import type { PlanRequest } from '../run/run.intent';
@@ -14,11 +14,28 @@ export interface ModelPort {
   complete(request: PlanRequest, signal: AbortSignal): Promise<ModelTurn>;
 }
 
+/** The credentials a decision granted, opened; or the one that needs an operator first (an OAuth connection to make again). */
+export type CredentialsAnswer = { ok: true; values: Record<string, string> } | { ok: false; refusal: CredentialRefusal };
+
+export interface CredentialRefusal {
+  credential: string;
+  reason: string;
+}
+
+/** A raised attention and how it stands now (raising the same one again answers the record already raised). */
+export interface RaisedAttention {
+  attentionId: string;
+  state: AttentionState;
+}
+
 /** Policy and the vault: the decision for one call, the credentials it grants, and the attention inbox. */
 export interface GuardPort {
   authorize(planned: PlannedCall, signal: AbortSignal): Promise<AuthorizeResult>;
-  credentials(decision: AuthorizeResult, signal: AbortSignal): Promise<Record<string, string>>;
+  /** Each credential is opened for the URL `planned.audiences` names for it, where it names one. */
+  credentials(decision: AuthorizeResult, planned: PlannedCall, signal: AbortSignal): Promise<CredentialsAnswer>;
   raiseAttention(kind: 'uncertain_effect' | 'run_unrecordable', planned: PlannedCall | null, details: JsonValue, signal: AbortSignal): Promise<string | null>;
+  /** Asks a person to connect a credential again, for this call. */
+  requestReconnect(planned: PlannedCall, refusal: CredentialRefusal, signal: AbortSignal): Promise<RaisedAttention>;
 }
 
 export interface BudgetRefusal {

@@ -69,6 +69,36 @@ describe(RunExecution.name, () => {
     expect(sut.stream.types().at(-1)).toBe('run.succeeded');
   });
 
+  it('parks a call whose credential must be connected again before anything is prepared or reserved, then makes it once reconnected', async () => {
+    const sut = setUp({ turns: [{ toolCalls: [post()] }, { toolCalls: [finish] }] });
+    sut.guard.refusing.set('slack_release_channel', { reason: 'the authorization server refused the refresh (invalid_grant)', attention: 'open' });
+    expect(await sut.drive().drive()).toEqual({ status: 'waiting', waitingOn: 'reconnect-slack_release_channel' });
+    expect(sut.stream.types().slice(-2)).toEqual(['run.tool_decided', 'run.waiting']);
+    expect(sut.stream.events.at(-1)!.data).toEqual({ reason: 'reconnect', attentionId: 'reconnect-slack_release_channel', callId: 'p1' });
+    expect(sut.effects.calls).toEqual([]);
+    expect(sut.budget.reserved).toEqual([]);
+    const parked = sut.stream.types();
+    // Woken while the attention is still open: nothing new on the record.
+    expect(await sut.drive(2).drive()).toEqual({ status: 'waiting', waitingOn: 'reconnect-slack_release_channel' });
+    expect(sut.stream.types()).toEqual(parked);
+
+    sut.guard.refusing.clear();
+    expect(await sut.drive(3).drive()).toEqual({ status: 'terminal' });
+    expect(sut.effects.calls).toEqual([{ tool: 'slack_post', idempotencyKey: 'run1:p1' }]);
+    expect(sut.stream.types().slice(parked.length, parked.length + 4)).toEqual(['run.claimed', 'run.resumed', 'run.tool_decided', 'effect.prepared']);
+    expect(sut.stream.types().at(-1)).toBe('run.succeeded');
+  });
+
+  it('ends failed(credential_unavailable) when the attention to reconnect was answered and the credential is still refused', async () => {
+    const sut = setUp({ turns: [{ toolCalls: [post()] }] });
+    sut.guard.refusing.set('slack_release_channel', { reason: 'invalid_grant', attention: 'open' });
+    await sut.drive().drive();
+    sut.guard.refusing.set('slack_release_channel', { reason: 'invalid_grant', attention: 'rejected' });
+    expect(await sut.drive(2).drive()).toEqual({ status: 'terminal' });
+    expect(sut.stream.events.at(-1)).toMatchObject({ type: 'run.failed', data: { reason: 'credential_unavailable' } });
+    expect(sut.effects.calls).toEqual([]);
+  });
+
   it('cuts a call in flight for a stop in the control stream, records its outcome as unknown and ends cancelled', async () => {
     const sut = setUp({ turns: [{ toolCalls: [post()] }] });
     const execution = sut.drive();

@@ -1,10 +1,10 @@
 import { MICRO_USD_PER_USD, type AuthorizeResult, type JsonValue } from '@packetagent/contracts';
 import type { ModelTurn } from '@packetagent/providers';
 import { ToolAbortedError, type CallAuthorization, type PlannedCall, type ToolOutcome } from '@packetagent/tools';
-import { abandonLost, abandonUncertain, afterDecision, afterExecution, afterInterruption, afterModelTurn, afterQuestion, budgetRefused, modelFailed, preparedEvent } from '../run/run.decider';
+import { abandonLost, abandonUncertain, afterCredentialRefused, afterDecision, afterExecution, afterInterruption, afterModelTurn, afterQuestion, budgetRefused, modelFailed, preparedEvent } from '../run/run.decider';
 import type { DecisionOutcome, ExecutionOutcome, PinnedRun, PlanRequest, RunEmit } from '../run/run.intent';
 import type { EffectRecord, PendingCall } from '../run/run.state';
-import type { RunPorts } from './ports';
+import type { CredentialRefusal, RunPorts } from './ports';
 import type { RunRecorder } from './run-recorder';
 import { RunInterruptedError, throwIfAborted } from './retry';
 
@@ -117,7 +117,9 @@ async function carryOut(context: StepContext, call: PendingCall, planned: Planne
     case 'execute':
       break;
   }
-  const grants: Grants = { credentials: await ports.guard.credentials(decision, signal), ...(decision.computerGrant ? { computerGrant: decision.computerGrant } : {}) };
+  const opened = await ports.guard.credentials(decision, planned, signal);
+  if (!opened.ok) return waitForReconnect(context, call, planned, outcome.events, opened.refusal);
+  const grants: Grants = { credentials: opened.values, ...(decision.computerGrant ? { computerGrant: decision.computerGrant } : {}) };
   const authorization: CallAuthorization = { decision: decision.decision, tool: planned.tool, verb: planned.verb, resource: planned.resource, callDigest: planned.callDigest };
   const { effect } = outcome;
   if (!effect) {
@@ -147,6 +149,23 @@ async function carryOut(context: StepContext, call: PendingCall, planned: Planne
   if (result.ok || result.lost) await ports.budget.settle(reservationId, [{ unit: actionUnit(planned), amount: 1 }]);
   else await ports.budget.release(reservationId);
   return step;
+}
+
+/** A credential the call needs must be connected again: a person is asked, and the run parks (or ends, once they answered). */
+async function waitForReconnect(context: StepContext, call: PendingCall, planned: PlannedCall, before: RunEmit[], refusal: CredentialRefusal): Promise<StepResult> {
+  const { ports, recorder, signal } = context;
+  const attention = await ports.guard.requestReconnect(planned, refusal, signal);
+  ports.log('warn', 'a credential the call needs must be connected again', { runId: recorder.state.runId, credential: refusal.credential, attentionId: attention.attentionId, state: attention.state });
+  const outcome = afterCredentialRefused(recorder.state, call, before, refusal, attention);
+  switch (outcome.kind) {
+    case 'park':
+      await recorder.commit(outcome.events);
+      return { kind: 'waiting', waitingOn: outcome.waitingOn };
+    case 'end':
+      return { kind: 'end', events: outcome.events };
+    default:
+      return { kind: 'waiting', waitingOn: attention.attentionId };
+  }
 }
 
 /** What policy's allow gave the call: the credentials it opened, and the grant for its computer's key. */

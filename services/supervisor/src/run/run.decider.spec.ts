@@ -32,7 +32,7 @@ import {
   toolResult,
   waitingFor,
 } from '../testing/run-scenario';
-import { abandonLost, abandonUncertain, afterDecision, afterExecution, afterInterruption, afterModelTurn, afterQuestion, decide, LOST_EFFECT_ATTEMPTS } from './run.decider';
+import { abandonLost, abandonUncertain, afterCredentialRefused, afterDecision, afterExecution, afterInterruption, afterModelTurn, afterQuestion, decide, LOST_EFFECT_ATTEMPTS } from './run.decider';
 import type { PlanRequest, RunIntent } from './run.intent';
 import { foldRun, UnreplayableRunError } from './run.state';
 
@@ -500,3 +500,39 @@ describe('run decider: the link to a computer lost mid-call', () => {
     });
   });
 });
+
+describe('run decider: a credential that needs an operator', () => {
+  const refusal = { credential: 'tracker_oauth', reason: 'the authorization server refused the refresh (invalid_grant)' };
+  const allowedCall = [running(), modelTurn(1, [postCall('c2')])];
+  const parkedOnReconnect = [...allowedCall, decided('c2', 'slack_post', 'allow'), waitingFor('c2', 'att9', 'reconnect')];
+  const outcome = (events: Parameters<typeof stateOf>, attention: { attentionId: string; state: 'open' | 'approved' | 'rejected' | 'expired' | 'withdrawn' }) => {
+    const state = stateOf(...events);
+    const intent = act(decide(state, pinnedRun(), at(1)));
+    const before = [{ type: 'run.tool_decided', data: { callId: 'c2' } }] as never;
+    return afterCredentialRefused(state, intent.call, before, refusal, attention);
+  };
+
+  it('parks the run on the attention asking to connect it again, naming the call', () => {
+    expect(outcome(allowedCall, { attentionId: 'att9', state: 'open' })).toEqual({
+      kind: 'park',
+      waitingOn: 'att9',
+      events: [{ type: 'run.tool_decided', data: { callId: 'c2' } }, { type: 'run.waiting', data: { reason: 'reconnect', attentionId: 'att9', callId: 'c2' } }],
+    });
+  });
+
+  it('records nothing when woken while that attention is still open', () => {
+    expect(outcome(parkedOnReconnect, { attentionId: 'att9', state: 'open' })).toEqual({ kind: 'idle', waitingOn: 'att9' });
+  });
+
+  it('ends failed(credential_unavailable), saying why, once the attention was answered and the credential is still refused', () => {
+    for (const answered of ['rejected', 'expired', 'approved'] as const) {
+      const ended = outcome(parkedOnReconnect, { attentionId: 'att9', state: answered });
+      expect(ended).toMatchObject({ kind: 'end', events: [{ type: 'run.tool_decided' }, { type: 'run.failed', data: { reason: 'credential_unavailable' } }] });
+      const detail = (ended as { events: Array<{ data: { detail?: string } }> }).events[1]!.data.detail;
+      expect(detail).toContain('tracker_oauth');
+      expect(detail).toContain('invalid_grant');
+      expect(detail).toContain(answered);
+    }
+  });
+});
+

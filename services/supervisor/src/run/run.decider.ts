@@ -1,4 +1,4 @@
-import { canonicalJson, redactResource, sha256Hex, type AuthorizeResult, type JsonValue } from '@packetagent/contracts';
+import { canonicalJson, redactResource, sha256Hex, type AttentionState, type AuthorizeResult, type JsonValue } from '@packetagent/contracts';
 import type { ModelTurn } from '@packetagent/providers';
 import { ToolArgumentsError, type PlannedCall, type ToolOutcome } from '@packetagent/tools';
 import { AskOwnerArgs, declaredCriteria, FinishArgs, finishProblems, outputFromText, ProposeCriteriaArgs, UpdateCriteriaArgs } from './run.control-tools';
@@ -230,6 +230,27 @@ export function afterQuestion(state: RunAggregate, call: PendingCall, planned: P
   if (decision.decision === 'approval_required') return awaitAnswer(state, call, decision, decided, 'question');
   if (decision.decision === 'deny') return denied(state, call, planned, decision, decided, resumed);
   return answerOutcome(state, call, { ok: true, output: { answered: true, approved: true, reason: decision.reason.text }, summary: 'the owner approved' }, false, [...resumed, decided]);
+}
+
+/**
+ * A credential the allowed call needs waits for an operator (its OAuth connection must be made
+ * again). Nothing was prepared or reserved yet. The run parks on the attention raised for it, and
+ * stays parked on a wake that finds the same one open; once that attention is answered without a
+ * connection that works (declined, expired, approved yet still refused), the run ends saying so.
+ */
+export function afterCredentialRefused(
+  state: RunAggregate,
+  call: PendingCall,
+  before: RunEmit[],
+  refusal: { credential: string; reason: string },
+  attention: { attentionId: string; state: AttentionState },
+): Extract<DecisionOutcome, { kind: 'idle' | 'park' | 'end' }> {
+  if (attention.state === 'open') {
+    if (state.waiting?.reason === 'reconnect' && state.waiting.attentionId === attention.attentionId) return { kind: 'idle', waitingOn: attention.attentionId };
+    return { kind: 'park', events: [...before, { type: 'run.waiting', data: { reason: 'reconnect', attentionId: attention.attentionId, callId: call.callId } }], waitingOn: attention.attentionId };
+  }
+  const detail = `the credential ${refusal.credential} could not be used: ${refusal.reason} (the attention asking to connect it again was ${attention.state})`;
+  return { kind: 'end', events: [...before, { type: 'run.failed', data: { reason: 'credential_unavailable', detail: detail.slice(0, 2_000) } }] };
 }
 
 export function preparedEvent(effect: EffectRecord): RunEmit {

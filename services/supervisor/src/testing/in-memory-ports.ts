@@ -1,8 +1,8 @@
-import { newEventId, type AuthorizeResult, type DecodedEvent, type JsonValue } from '@packetagent/contracts';
+import { newEventId, type AttentionState, type AuthorizeResult, type DecodedEvent, type JsonValue } from '@packetagent/contracts';
 import { ConcurrencyError } from '@packetagent/eventstore';
 import type { ModelTurn } from '@packetagent/providers';
 import { ToolAbortedError, type PlannedCall, type ToolOutcome } from '@packetagent/tools';
-import type { BudgetPort, EffectsPort, FaultPort, GuardPort, ModelPort, NewRunEvent, RunPorts, RunStreamPort, TimersPort } from '../execution/ports';
+import type { BudgetPort, CredentialRefusal, CredentialsAnswer, EffectsPort, FaultPort, GuardPort, ModelPort, NewRunEvent, RaisedAttention, RunPorts, RunStreamPort, TimersPort } from '../execution/ports';
 import type { PlanRequest } from '../run/run.intent';
 
 /**
@@ -89,8 +89,18 @@ export class AnsweringGuard implements GuardPort {
     return this.answer(planned);
   }
 
-  async credentials(): Promise<Record<string, string>> {
-    return {};
+  /** Credentials that need an operator, by name, and how the attention for each stands. */
+  readonly refusing = new Map<string, { reason: string; attention: AttentionState }>();
+  readonly reconnects: CredentialRefusal[] = [];
+
+  async credentials(_decision: AuthorizeResult, planned: PlannedCall): Promise<CredentialsAnswer> {
+    const refused = planned.credentials.find((credential) => this.refusing.has(credential));
+    return refused ? { ok: false, refusal: { credential: refused, reason: this.refusing.get(refused)!.reason } } : { ok: true, values: {} };
+  }
+
+  async requestReconnect(_planned: PlannedCall, refusal: CredentialRefusal): Promise<RaisedAttention> {
+    this.reconnects.push(refusal);
+    return { attentionId: `reconnect-${refusal.credential}`, state: this.refusing.get(refusal.credential)?.attention ?? 'open' };
   }
 
   async raiseAttention(kind: 'uncertain_effect' | 'run_unrecordable', _planned: PlannedCall | null, details: JsonValue): Promise<string | null> {

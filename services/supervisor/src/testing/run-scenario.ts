@@ -49,7 +49,7 @@ export const decided = (callId: string, tool: string, decision: 'allow' | 'deny'
   type: 'run.tool_decided',
   data: { callId, tool, verb: 'POST', resource: '#releases', callDigest: digest, decision, reason: { code: decision, text: decision }, attentionId },
 });
-export const waitingFor = (callId: string, attentionId: string, reason: 'approval' | 'question' = 'approval'): Given => ({ type: 'run.waiting', data: { reason, attentionId, callId } });
+export const waitingFor = (callId: string, attentionId: string, reason: 'approval' | 'question' | 'reconnect' = 'approval'): Given => ({ type: 'run.waiting', data: { reason, attentionId, callId } });
 export const paused = (): Given => ({ type: 'run.waiting', data: { reason: 'paused', attentionId: null, callId: null } });
 export const prepared = (callId: string, idempotentByKey: boolean, attempt = 1): Given => ({
   type: 'effect.prepared',

@@ -3,6 +3,10 @@ import { CommandBus, CommandTimeoutError, NoHandlerError, RemoteCommandError } f
 import {
   McpCommands,
   mcpToolDigest,
+  OAuthCommands,
+  OAuthErrorCodes,
+  openSealedCredential,
+  recipientKeyPair,
   ValidationError,
   validateStoredDefinition,
   type McpServer,
@@ -46,14 +50,42 @@ export class PinMcpTools {
 
   private async list(workspaceId: string, server: McpServer): Promise<Listing> {
     const { tools: _unpinned, ...spec } = server;
+    let bearer: string | undefined;
     try {
-      // Policy grants credentials to runs, not to version creation: a server is listed without its bearer.
-      const listed = await this.bus.request(McpCommands.list, { workspaceId, server: spec }, { timeoutMs: server.timeoutMs + MCP_LIST_MARGIN_MS });
+      bearer = await this.listingToken(workspaceId, server);
+    } catch (error) {
+      return { ok: false, message: connectionText(server, error) };
+    }
+    try {
+      // Policy grants credentials to runs, not to version creation: a server with a static bearer is listed without it.
+      const listed = await this.bus.request(McpCommands.list, { workspaceId, server: spec, ...(bearer ? { bearer } : {}) }, { timeoutMs: server.timeoutMs + MCP_LIST_MARGIN_MS });
       return checkedListing(listed.tools);
     } catch (error) {
       return { ok: false, message: `${failureText(server, error)}${credentialNote(server)}` };
     }
   }
+
+  /**
+   * An OAuth server's access token, for listing: the vault hands it out only for the server the
+   * connection was made for, so the definition's author cannot send it anywhere else.
+   */
+  private async listingToken(workspaceId: string, server: McpServer): Promise<string | undefined> {
+    if (server.transport !== 'http' || !server.oauth) return undefined;
+    const keys = recipientKeyPair();
+    const answer = await this.bus.request(OAuthCommands.token, { workspaceId, credential: server.oauth.credential, audience: server.url, recipientPublicKey: keys.publicKey });
+    return openSealedCredential(answer.sealed, keys.privateKey);
+  }
+}
+
+function connectionText(server: McpServer, error: unknown): string {
+  const name = `MCP server "${server.name}"`;
+  const credential = server.transport === 'http' ? server.oauth?.credential : undefined;
+  const connect = `connect it first (packetagent mcp connect --url ${server.transport === 'http' ? server.url : ''} --credential ${credential}, or from the console)`;
+  if (error instanceof RemoteCommandError && error.code === 'credential_not_found') return `${name} authorizes with OAuth and ${credential} is not connected: ${connect}`;
+  if (error instanceof RemoteCommandError && error.code === OAuthErrorCodes.reconnectRequired) return `${name}: ${error.message}; ${connect}`;
+  if (error instanceof RemoteCommandError) return `${name}: its OAuth connection ${credential} gave no token (${error.code}): ${error.message}`;
+  if (error instanceof NoHandlerError) return `${name} was not listed: the vault, which holds its OAuth connection, did not answer`;
+  return `${name}: its OAuth connection ${credential} gave no token: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 function checkedListing(tools: PinnedMcpTool[]): Listing {

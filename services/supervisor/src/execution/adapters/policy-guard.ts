@@ -1,7 +1,7 @@
-import type { CommandBus } from '@packetagent/bus';
-import { openSealedCredential, PolicyCommands, recipientKeyPair, VaultCommands, type AuthorizeResult, type JsonValue } from '@packetagent/contracts';
+import { RemoteCommandError, type CommandBus } from '@packetagent/bus';
+import { OAuthErrorCodes, openSealedCredential, PolicyCommands, recipientKeyPair, VaultCommands, type AuthorizeResult, type JsonValue } from '@packetagent/contracts';
 import type { PlannedCall } from '@packetagent/tools';
-import type { GuardPort } from '../ports';
+import type { CredentialRefusal, CredentialsAnswer, GuardPort, RaisedAttention } from '../ports';
 import { withRetries } from '../retry';
 
 /** Policy decides each call; the vault opens the credentials a decision grants, sealed to a key made for this call. */
@@ -31,14 +31,37 @@ export class PolicyGuard implements GuardPort {
     );
   }
 
-  async credentials(decision: AuthorizeResult, signal: AbortSignal): Promise<Record<string, string>> {
+  async credentials(decision: AuthorizeResult, planned: PlannedCall, signal: AbortSignal): Promise<CredentialsAnswer> {
     const values: Record<string, string> = {};
     for (const grant of decision.credentialGrants ?? []) {
       const keys = recipientKeyPair();
-      const resolved = await withRetries(() => this.commands.request(VaultCommands.resolve, { grant: grant.token, recipientPublicKey: keys.publicKey }), signal);
-      values[grant.credential] = openSealedCredential(resolved.sealed, keys.privateKey);
+      const audience = planned.audiences?.[grant.credential];
+      try {
+        const resolved = await withRetries(() => this.commands.request(VaultCommands.resolve, { grant: grant.token, recipientPublicKey: keys.publicKey, ...(audience ? { audience } : {}) }), signal);
+        values[grant.credential] = openSealedCredential(resolved.sealed, keys.privateKey);
+      } catch (error) {
+        if (error instanceof RemoteCommandError && error.code === OAuthErrorCodes.reconnectRequired) return { ok: false, refusal: { credential: grant.credential, reason: error.message } };
+        throw error;
+      }
     }
-    return values;
+    return { ok: true, values };
+  }
+
+  async requestReconnect(planned: PlannedCall, refusal: CredentialRefusal, signal: AbortSignal): Promise<RaisedAttention> {
+    const raised = await withRetries(
+      () =>
+        this.commands.request(PolicyCommands.raiseAttention, {
+          workspaceId: this.run.workspaceId,
+          runId: this.run.runId,
+          kind: 'credential_reconnect',
+          tool: planned.tool,
+          verb: planned.verb,
+          resource: planned.resource,
+          arguments: { credential: refusal.credential, reason: refusal.reason, callId: planned.callId },
+        }),
+      signal,
+    );
+    return { attentionId: raised.id, state: raised.state };
   }
 
   async raiseAttention(kind: 'uncertain_effect' | 'run_unrecordable', planned: PlannedCall | null, details: JsonValue, signal: AbortSignal): Promise<string | null> {

@@ -1,4 +1,4 @@
-import { McpServerNameSchema, McpToolNameSchema, type JsonObject, type McpCallResult, type ParsedMcpServerSpec } from '@packetagent/contracts';
+import { mcpServerCredential, McpServerNameSchema, McpToolNameSchema, type JsonObject, type McpCallResult, type ParsedMcpServerSpec } from '@packetagent/contracts';
 import type { CatalogueServer } from '../../mcp/mcp-catalogue';
 import { z } from 'zod';
 import { failure, type BuiltinTool } from '../../internal/builtin';
@@ -49,7 +49,7 @@ export const mcpTool: BuiltinTool<McpArgs> = {
     if (!env.mcp) return failure('mcp_unavailable', 'no MCP client is configured: MCP tools are called through the sandbox service only');
     const entry = ctx.mcp?.find(args.server, args.tool);
     if (!entry) return failure('mcp_tool_not_pinned', `mcp:${args.server}/${args.tool} is not among the tools this run's version pinned and its grants cover`);
-    const credential = entry.server.transport === 'http' ? entry.server.credential : undefined;
+    const credential = mcpServerCredential(entry.server);
     const bearer = credential ? ctx.credentials[credential] : undefined;
     if (credential && !bearer) return failure('credential_unavailable', `the credential ${credential} of MCP server "${args.server}" was not resolved for this call`);
     let result: McpCallResult;
