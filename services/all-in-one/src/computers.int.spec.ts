@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TERMINAL_RUN_STATES } from '@packetagent/contracts';
@@ -77,6 +77,49 @@ describeWithSshd('run_command on a computer over SSH', () => {
     expect(JSON.stringify(result)).not.toContain(credentialValue);
     const exec = await env.sut.db.pool.query<{ driver: string; computer: string; state: string }>('SELECT driver, computer, state FROM sandbox.execs WHERE run_id = $1', [runId]);
     expect(exec.rows).toEqual([{ driver: 'ssh', computer: 'build-box', state: 'exited' }]);
+  });
+
+  it('runs a stdio MCP server on the computer: its tools pinned there when the version is created, called with the key policy grants the run', async () => {
+    const sdk = (path: string) => JSON.stringify(require.resolve(`@modelcontextprotocol/sdk/${path}`));
+    await writeFile(
+      join(root, 'where-mcp.cjs'),
+      [
+        `const { McpServer } = require(${sdk('server/mcp.js')});`,
+        `const { StdioServerTransport } = require(${sdk('server/stdio.js')});`,
+        "const server = new McpServer({ name: 'where', version: '1.0.0' });",
+        "server.registerTool('where', { description: 'Answers the directory it runs in' }, async () => ({ content: [{ type: 'text', text: process.cwd() }] }));",
+        'void server.connect(new StdioServerTransport());',
+      ].join('\n'),
+    );
+    expect((await register('mcp-box', { shell: 'allow', write: 'allow', network: 'allow' })).status).toBe(200);
+    const mcpWorker = (name: string, computer: string) => `apiVersion: packetagent/v1
+kind: Worker
+name: ${name}
+model: { provider: scripted, model: ${name} }
+instructions: Ask the build box where it is.
+mcp:
+  - { name: builds, transport: stdio, command: node, args: [where-mcp.cjs], computer: ${computer} }
+tools:
+  - { tool: "mcp:builds/where", computers: [${computer}], approval: never }
+exit: { finish: { criteria: [done] } }
+triggers:
+  - { manual: {} }
+`;
+    env.writeScript('remote-mcp', `turns:\n  - toolCalls: [{ name: builds__where, arguments: {} }]\n  - toolCalls: [${FINISH}]\n`);
+    const runId = await env.startRun(await env.deploy(mcpWorker('remote-mcp', 'mcp-box')));
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES, 60_000)).toBe('succeeded');
+    const [result] = await toolResults(runId);
+    expect(result).toMatchObject({ tool: 'mcp', ok: true, output: { preview: await realpath(root) } });
+    const decided = (await env.events(runId)).find((event) => event.type === 'run.tool_decided');
+    expect(decided?.data).toMatchObject({ tool: 'mcp', resource: 'builds/where', decision: 'allow' });
+    await eventually(() => hostProcesses(join(root, 'where-mcp.cjs')).length === 0 && hostProcesses('where-mcp.cjs').length === 0, { what: 'the server on the computer to end with the run' });
+
+    // Pinning would start the program there with nobody asked: refused on a computer that asks first.
+    expect((await register('asking-box', {})).status).toBe(200);
+    const created = await env.sut.request<{ id: string }>('POST', `/api/v1/workspaces/${env.ws}/workers`, { body: { name: 'asking-mcp' }, headers: bearer(env.owner) });
+    const version = await env.sut.request('POST', `/api/v1/workspaces/${env.ws}/workers/${created.body.id}/versions`, { raw: mcpWorker('asking-mcp', 'asking-box'), headers: { ...bearer(env.owner), 'content-type': 'application/yaml' } });
+    expect(version.status).toBe(400);
+    expect(version.text).toContain('asks a person before each command');
   });
 
   it('denies a computer the grant does not name, secrets a computer does not take, and asks a person where the computer says ask', async () => {

@@ -127,9 +127,9 @@ export class SandboxModule {
         { provide: BROWSER_HOLDERS, useFactory: (pool: Pool, opts: ResolvedSandboxOptions) => new RunHolders(pool, 'sandbox.browser_sessions', opts.replicaId), inject: [PG_POOL, SANDBOX_OPTIONS] },
         {
           provide: MCP_SESSIONS,
-          useFactory: (selection: DriverSelection, payloads: PayloadStore, opts: ResolvedSandboxOptions, holders: RunHolders) =>
-            new McpSessions({ drivers: selection, options: opts, payloads, previewBytes: opts.previewBytes }, opts, undefined, (run) => holders.release(run)),
-          inject: [DRIVER_SELECTION, PayloadStore, SANDBOX_OPTIONS, MCP_HOLDERS],
+          useFactory: (selection: DriverSelection, payloads: PayloadStore, opts: ResolvedSandboxOptions, holders: RunHolders, computers: ComputerExecs) =>
+            new McpSessions({ drivers: selection, options: opts, payloads, previewBytes: opts.previewBytes, computers }, opts, undefined, (run) => holders.release(run)),
+          inject: [DRIVER_SELECTION, PayloadStore, SANDBOX_OPTIONS, MCP_HOLDERS, COMPUTER_EXECS],
         },
         BrowserRouting,
         McpRouting,

@@ -143,7 +143,8 @@ export class ToolRegistry {
   private planMcp(callId: string, entry: CatalogueEntry, args: unknown): PlannedCall {
     const planned = this.plan(callId, 'mcp', args);
     const credential = mcpServerCredential(entry.server);
-    if (!credential || entry.server.transport !== 'http') return { ...planned, ...McpCatalogue.effects(entry), credentials: [] };
+    if (entry.server.transport === 'stdio') return { ...planned, ...McpCatalogue.effects(entry), credentials: [], computer: entry.server.computer ?? null };
+    if (!credential) return { ...planned, ...McpCatalogue.effects(entry), credentials: [] };
     return { ...planned, ...McpCatalogue.effects(entry), credentials: [credential], audiences: { [credential]: entry.server.url } };
   }
 
@@ -165,7 +166,8 @@ export class ToolRegistry {
     // cannot run under the digest another call was allowed with.
     let replanned: PlannedCall;
     try {
-      replanned = this.plan(planned.callId, planned.tool, planned.args);
+      // An MCP call is derived with the run's catalogue, which says where its server runs.
+      replanned = this.plan(planned.callId, planned.tool, planned.args, planned.tool === 'mcp' ? ctx.mcp : undefined);
     } catch (error) {
       throw new ToolNotAuthorizedError('the planned call no longer matches its arguments', { cause: error });
     }

@@ -75,7 +75,7 @@ export class Authorize {
 
   async execute(request: AuthorizeRequest): Promise<AuthorizeResult> {
     // Read before the run's row is locked: no decision of the run waits on another service.
-    const computer = request.computer !== undefined && request.tool === 'run_command' ? await this.computers.lookup(request.workspaceId, request.computer) : null;
+    const computer = request.computer !== undefined && (request.tool === 'run_command' || request.tool === 'mcp') ? await this.computers.lookup(request.workspaceId, request.computer) : null;
     let caughtUp = false;
     for (let attempt = 1; ; attempt++) {
       try {

@@ -316,4 +316,15 @@ describe(GrantComputerKey.name, () => {
     expect(await refusal(keyGrant(computer))).toMatchObject(error);
     expect(await h.store.streamVersion(policyKeysStream(h.workspaceId))).toBe(before);
   });
+
+  it('grants a key for listing MCP tools only on a computer whose policy lets commands run unasked', async () => {
+    registry.register('open-box', OPEN);
+    const listing = (computer: string) => h.bus.request(PolicyCommands.computerKeyGrant, { workspaceId: h.workspaceId, computer, purpose: 'mcp_list' });
+    expect(await listing('open-box')).toMatchObject({ credential: expect.any(String), token: expect.any(String) });
+    const before = await h.store.streamVersion(policyKeysStream(h.workspaceId));
+    const refused = (await refusal(listing('build-box'))) as { code: string; message: string };
+    expect(refused).toMatchObject({ code: 'computer_listing_refused', retryable: false });
+    expect(refused.message).toContain('asks a person before each command');
+    expect(await h.store.streamVersion(policyKeysStream(h.workspaceId))).toBe(before);
+  });
 });

@@ -95,7 +95,7 @@ export function compileGrants(
       else issues.push({ index, message: checked.message });
     }
     let computers: string[] | null = null;
-    if (grant.computers !== undefined && grant.tool !== 'run_command') {
+    if (grant.computers !== undefined && grant.tool !== 'run_command' && grant.tool !== MCP_TOOL) {
       issues.push({ index, message: `${grant.tool} takes no computers` });
     } else if (grant.computers !== undefined) {
       const named = grant.computers.filter((name) => ComputerNameSchema.safeParse(name).success);

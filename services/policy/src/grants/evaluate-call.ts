@@ -84,7 +84,7 @@ export function checkCall(call: Call, grants: GrantSet): CallCheck {
   if (missing.length > 0) return deny('credential_not_granted', `${tool} is not granted the credential(s) ${missing.sort().join(', ')}`);
 
   if (call.computer !== undefined) {
-    if (tool !== 'run_command') return deny('computer_not_granted', `${tool} calls do not run on computers`);
+    if (tool !== 'run_command' && tool !== MCP_TOOL) return deny('computer_not_granted', `${tool} calls do not run on computers`);
     if (!grant.computers?.includes(call.computer)) return deny('computer_not_granted', `${tool} is not granted the computer "${call.computer}"`);
     // A program name holds no ':', so this key is never a local command's: approvals of identical
     // calls do not carry over between computers, nor to or from the local sandbox.

@@ -49,3 +49,15 @@ export class ComputerUnavailableError extends DomainError {
   readonly code = PolicyErrorCodes.computerUnavailable;
   override readonly retryable = true;
 }
+
+/** computerKeyGrant for mcp_list: listing would start the server's program on a computer whose policy asks first. */
+export class ComputerListingRefusedError extends DomainError {
+  readonly code = PolicyErrorCodes.computerListingRefused;
+  constructor(computer: string, requirement: 'ask' | 'deny') {
+    super(
+      `listing the tools of an MCP server on computer "${computer}" starts its program there when the version is created, with no run and no person asked, ` +
+        `and the computer's policy ${requirement === 'deny' ? 'denies commands' : 'asks a person before each command'}: allow commands on it (shell, write and network: allow), or run the server in the sandbox`,
+    );
+  }
+}
+

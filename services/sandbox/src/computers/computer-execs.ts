@@ -80,6 +80,39 @@ export class ComputerExecs {
   }
 
   /**
+   * Starts an MCP server's program on a computer, in its first root, with its stdin kept for the
+   * server's requests and no environment of ours. The key comes from a run's grant (its call was
+   * allowed on this computer), or is granted for listing the server's tools when a version is
+   * created, which policy does only for a computer whose policy lets commands run unasked.
+   * Null for a `local` computer, whose programs run in this sandbox.
+   */
+  async startServer(workspaceId: string, name: string, key: { grant: string } | 'listing', argv: readonly string[], limits: ExecLimits): Promise<RemoteProcess | null> {
+    const { record } = await this.store.require(workspaceId, name);
+    if (record.kind === 'local') return null;
+    const ssh = record.ssh!;
+    if (commandRequirement(record.policy) === 'deny') throw new DriverStartError(`${record.name}'s policy denies commands`);
+    const cwd = remoteCwd('.', record.roots);
+    if (!cwd.ok) throw new DriverStartError(`${record.name} has no root to start the server in: ${cwd.message}`);
+    const privateKey = key === 'listing' ? await this.keys.forProbe(workspaceId, name, 'mcp_list') : await this.redeemFor(record, key.grant);
+    const pooled = `${workspaceId}/${record.name}/${targetKey(record)}/${createHash('sha256').update(privateKey).digest('hex')}`;
+    const warm = await this.acquire(pooled, workspaceId, record, privateKey);
+    try {
+      const process = await startRemote(warm.link, { argv, cwd: cwd.cwd, roots: record.roots, cpuSeconds: limits.cpuSeconds, fileSizeBytes: limits.fileSizeBytes, openFiles: limits.openFiles, stdin: true }, {}, () => this.open(workspaceId, record, privateKey));
+      void process.exited.finally(() => this.release(pooled, warm));
+      return process;
+    } catch (error) {
+      this.release(pooled, warm);
+      throw error;
+    }
+  }
+
+  private async redeemFor(record: ComputerRecord, grant: string): Promise<string> {
+    const key = await this.keys.redeem(grant);
+    if (key.credential !== record.ssh!.keyCredential) throw new DriverStartError(`the key grant is for ${key.credential}, and ${record.name} uses ${record.ssh!.keyCredential}`);
+    return key.value;
+  }
+
+  /**
    * Kills the process group a replica that died left running on a computer, through a connection
    * of its own (the key granted for `reclaim`); true once the group is seen gone.
    */

@@ -16,7 +16,7 @@ export class ComputerKeys {
     return { credential: resolved.name, value: openSealedCredential(resolved.sealed, keys.privateKey) };
   }
 
-  async forProbe(workspaceId: string, computer: string, purpose: 'probe' | 'reclaim' = 'probe'): Promise<string> {
+  async forProbe(workspaceId: string, computer: string, purpose: 'probe' | 'reclaim' | 'mcp_list' = 'probe'): Promise<string> {
     const granted = await this.commands.request(PolicyCommands.computerKeyGrant, { workspaceId, computer, purpose });
     return (await this.redeem(granted.token)).value;
   }

@@ -8,7 +8,7 @@ import { storeCallResult } from './call-result';
 import { currentGuard, guarded, type CallGuard } from './call-guard';
 import { isProtocolViolation, McpCallError, toMcpCallError } from './mcp-call-error';
 import { checkPin, listAllTools, type ListedTools } from './pinned-tools';
-import { openTransport, type TransportContext } from './server-transport';
+import { openTransport, type ComputerKeySource, type TransportContext } from './server-transport';
 
 /** The SDK's own request timeout, kept behind ours so the reason a call failed is always ours. */
 const SDK_TIMEOUT_SLACK_MS = 5_000;
@@ -43,6 +43,8 @@ export class McpSession {
   private closed = false;
   protocolVersion = '';
   bearer: string | undefined;
+  /** How a stdio server on a computer is started: the latest call's key grant, or the listing key. */
+  computerKey: ComputerKeySource | undefined;
 
   constructor(
     readonly spec: ParsedMcpServerSpec,
@@ -130,9 +132,11 @@ export class McpSession {
   private connected(guard: CallGuard): Promise<void> {
     this.connecting ??= (async () => {
       const transport = await openTransport(this.spec, this.context, {
+        workspaceId: this.place.workspaceId,
         execId: this.place.execId,
         workspaceDir: this.place.workspaceDir,
         bearer: () => this.bearer,
+        computerKey: () => this.computerKey,
         onBroken: (error) => this.break(error),
       });
       this.transport = transport;

@@ -52,6 +52,7 @@ export class McpSessions {
     if (earlier) return earlier;
     const session = this.sessionOf(run, request);
     if (request.bearer) session.bearer = request.bearer;
+    if (request.computerGrant) session.computerKey = { grant: request.computerGrant };
     run.running++;
     const answer = session.call(request.tool, request.arguments).finally(() => {
       run.running--;
@@ -76,6 +77,7 @@ export class McpSessions {
     const workspaceDir = join(this.options.operatorDir, request.workspaceId, execKey(id));
     const session = new McpSession(request.server, { workspaceId: request.workspaceId, execId: id, workspaceDir }, this.context);
     session.bearer = request.bearer;
+    session.computerKey = 'listing';
     try {
       const listed = await session.list();
       return { server: listed.server, protocolVersion: listed.protocolVersion, tools: listed.tools, ...(listed.skipped.length ? { skipped: listed.skipped } : {}) };

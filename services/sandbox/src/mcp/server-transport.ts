@@ -9,6 +9,8 @@ import type { ResolvedSandboxOptions } from '../sandbox.options';
 import { checkedMcpFetch } from './checked-mcp-fetch';
 import { McpCallError, toMcpCallError } from './mcp-call-error';
 import { SandboxedStdioTransport } from './sandboxed-stdio-transport';
+import type { ComputerExecs } from '../computers/computer-execs';
+import type { DriverProcess } from '../drivers/sandbox-driver';
 
 /** Room for the JSON-RPC envelope around a result of maxResultBytes. */
 export const ENVELOPE_BYTES = 64 * 1024;
@@ -17,14 +19,22 @@ export interface TransportContext {
   drivers: DriverSelection;
   options: Pick<ResolvedSandboxOptions, 'allowPrivate' | 'defaults'>;
   resolveHost?: HostResolver;
+  /** Where a stdio server on a registered computer is started; absent, such a server is unavailable. */
+  computers?: Pick<ComputerExecs, 'startServer'>;
 }
 
+/** The key a stdio server on a computer is started with: a run's grant for its call, or one policy grants for listing. */
+export type ComputerKeySource = { grant: string } | 'listing';
+
 export interface TransportPlan {
+  workspaceId: string;
   /** Names the stdio server's process (its scratch files, control groups). */
   execId: string;
   /** Host directory bound at /workspace for a stdio server. */
   workspaceDir: string;
   bearer: () => string | undefined;
+  /** Read when a stdio server on a computer is started; without one, it is not started. */
+  computerKey?: () => ComputerKeySource | undefined;
   onBroken(error: McpCallError): void;
 }
 
@@ -42,6 +52,10 @@ export async function openTransport(spec: ParsedMcpServerSpec, context: Transpor
     });
   }
   if (spec.args.some((arg) => arg.includes('\0'))) throw new McpCallError(McpErrorCodes.unavailable, `${spec.name}: an argument of the server's command contains a NUL character`);
+  if (spec.computer) {
+    const remote = await startOnComputer(spec as ParsedMcpServerSpec & { transport: 'stdio'; computer: string }, context, plan);
+    if (remote) return new SandboxedStdioTransport(remote, { server: spec.name, maxMessageBytes, onBroken: plan.onBroken });
+  }
   let driver;
   try {
     ({ driver } = await context.drivers.current());
@@ -65,3 +79,16 @@ export async function openTransport(spec: ParsedMcpServerSpec, context: Transpor
     });
   return new SandboxedStdioTransport(process, { server: spec.name, maxMessageBytes, onBroken: plan.onBroken });
 }
+
+/** The server's program on its computer over SSH; null for a `local` computer, whose programs run in this sandbox. */
+async function startOnComputer(spec: ParsedMcpServerSpec & { transport: 'stdio'; computer: string }, context: TransportContext, plan: TransportPlan): Promise<DriverProcess | null> {
+  if (!context.computers) throw new McpCallError(McpErrorCodes.unavailable, `${spec.name} runs on computer "${spec.computer}", and this sandbox reaches no computers`);
+  const key = plan.computerKey?.();
+  if (!key) throw new McpCallError(McpErrorCodes.unavailable, `${spec.name} runs on computer "${spec.computer}", and no key was granted to start it there`);
+  try {
+    return await context.computers.startServer(plan.workspaceId, spec.computer, key, [spec.command, ...spec.args], context.options.defaults);
+  } catch (error) {
+    throw new McpCallError(McpErrorCodes.unavailable, `${spec.name}: the server could not be started on computer "${spec.computer}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+

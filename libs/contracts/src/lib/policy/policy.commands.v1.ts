@@ -94,6 +94,8 @@ export const PolicyErrorCodes = {
   computerWithoutKey: 'computer_without_key',
   /** computerKeyGrant: the registry did not answer, or answered a record that cannot be read; retryable. */
   computerUnavailable: 'computer_unavailable',
+  /** computerKeyGrant for mcp_list: the computer's policy asks (or denies) before a command runs, and listing would start one unasked. */
+  computerListingRefused: 'computer_listing_refused',
 } as const;
 
 const attentionRef = z.object({ workspaceId, attentionId: id });
@@ -125,7 +127,7 @@ export const PolicyCommands = {
    */
   computerKeyGrant: defineCommand(
     'policy.computers.key_grant',
-    z.strictObject({ workspaceId, computer: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/), purpose: z.enum(['probe', 'reclaim']) }),
+    z.strictObject({ workspaceId, computer: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/), purpose: z.enum(['probe', 'reclaim', 'mcp_list']) }),
     z.object({ credential: z.string(), token: z.string() }),
   ),
   /**

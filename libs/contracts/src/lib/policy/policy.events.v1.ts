@@ -96,7 +96,8 @@ export const AttentionWithdrawnV1 = z.object({ reason: z.string().max(1000) });
 export const ComputerKeyGrantedV1 = z.object({
   computer: z.string().min(1).max(63),
   credential: z.string().min(1).max(63),
-  purpose: z.enum(['probe', 'reclaim']),
+  /** `mcp_list`: listing the tools of an MCP server that runs on the computer, when a version is created. */
+  purpose: z.enum(['probe', 'reclaim', 'mcp_list']),
   grantId: id,
 });
 

@@ -5,6 +5,7 @@ import { Identifiers } from '../envelope';
 import { canonicalJson, type JsonValue } from '../json';
 import { PayloadRefSchema } from '../payloads/payload-ref';
 import { CredentialNameSchema } from '../vault/vault.events.v1';
+import { ComputerNameSchema } from './computer.v1';
 
 /**
  * MCP servers a worker's tools come from (Model Context Protocol, through the official SDK). The
@@ -70,9 +71,14 @@ export function mcpServerCredential(server: ParsedMcpServerSpec): string | undef
 export const McpStdioServerSchema = z.strictObject({
   name: McpServerNameSchema,
   transport: z.literal('stdio'),
-  /** A plain program name on the sandbox PATH, started inside the sandbox with no network. */
+  /**
+   * A plain program name, started inside the sandbox with no network, or on `computer`'s PATH
+   * (in its first root) over SSH, under that computer's policy.
+   */
   command: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9._+-]{0,127}$/, 'a plain program name (no path, no shell)'),
   args: z.array(z.string().max(4096)).max(64).default([]),
+  /** A registered computer the server runs on instead of the sandbox; its tools' grants must name it under computers. */
+  computer: ComputerNameSchema.optional(),
   trusted: z.boolean().default(false),
   ...limits,
 });
@@ -127,13 +133,25 @@ export const McpListResultSchema = z.object({
 });
 export type McpListResult = z.infer<typeof McpListResultSchema>;
 
+/**
+ * A result whose canonical JSON is at most this many bytes travels in the answer itself
+ * (`value`); a larger one is stored and travels by reference (`result`).
+ */
+export const MCP_INLINE_RESULT_BYTES = 1024;
+
 export const McpCallResultSchema = z.object({
   /** The server answered and did not flag the result as an error (`isError`). */
   ok: z.boolean(),
   /** The text content of the result, bounded, for the model and the timeline. */
   preview: z.string(),
-  /** The whole result as the server sent it, by reference (verified on read). */
+  /** The whole result as the server sent it, by reference (verified on read), when its canonical JSON is over MCP_INLINE_RESULT_BYTES. */
   result: PayloadRefSchema.nullable(),
+  /**
+   * The whole result as the server sent it (its canonical JSON, parsed) when that is at most
+   * MCP_INLINE_RESULT_BYTES; `result` is then null. Absent when there is no result, when it
+   * travels by reference, and in the answers of sandboxes older than this field.
+   */
+  value: z.json().optional(),
   bytes: z.number().int().nonnegative(),
   /** Why the call did not produce a result: the code names the rule (timeout, protocol, schema...). */
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
@@ -163,6 +181,8 @@ export const McpCommands = {
       tool: PinnedMcpToolSchema,
       arguments: z.record(z.string(), z.json()),
       bearer: z.string().min(1).max(16_384).optional(),
+      /** Policy's grant for the key of the computer a stdio server runs on; the session that starts it redeems it. */
+      computerGrant: z.string().min(1).max(4_096).optional(),
     }),
     McpCallResultSchema,
   ),

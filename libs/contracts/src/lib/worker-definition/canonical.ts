@@ -1,5 +1,6 @@
 import { canonicalJson, sha256Hex, type JsonValue } from '../json';
 import type { WorkerDefinition } from './schema';
+import { mcpServerCredential } from '../sandbox/mcp.v1';
 
 /**
  * The canonical form of a parsed definition (RFC 8785 JSON, defaults applied, resources
@@ -16,6 +17,9 @@ export function credentialsOf(def: WorkerDefinition): string[] {
   const names = new Set<string>();
   for (const grant of def.tools) for (const name of grant.credentials) names.add(name);
   for (const route of def.notifications) if (route.credential !== undefined) names.add(route.credential);
-  for (const server of def.mcp ?? []) if (server.transport === 'http' && server.credential !== undefined) names.add(server.credential);
+  for (const server of def.mcp ?? []) {
+    const credential = mcpServerCredential(server);
+    if (credential !== undefined) names.add(credential);
+  }
   return [...names].sort();
 }

@@ -61,6 +61,28 @@ describe('MCP servers and grants in a worker definition', () => {
     expect(credentialsOf(validateWorkerDefinition({ ...base, mcp: servers }))).toEqual(['tracker_token']);
   });
 
+  it("counts an OAuth server's connection among the credentials, and refuses a server with both a credential and oauth", () => {
+    const oauth = { name: 'docs', transport: 'http', url: 'https://docs.example.com/mcp', oauth: { credential: 'docs_oauth', scopes: ['read'] } };
+    const parsed = validateWorkerDefinition({ ...base, mcp: [oauth] });
+    expect(parsed.mcp?.[0]).toMatchObject({ oauth: { credential: 'docs_oauth', scopes: ['read'] } });
+    expect(credentialsOf(parsed)).toEqual(['docs_oauth']);
+    expect(issuesOf(() => validateWorkerDefinition({ ...base, mcp: [{ ...oauth, credential: 'docs_token' }] }))).toEqual([
+      { path: 'mcp[0].oauth', message: 'a server takes either a static credential or oauth, not both' },
+    ]);
+    expect(issuesOf(() => validateWorkerDefinition({ ...base, mcp: [{ ...oauth, oauth: { credential: 'docs_oauth', scopes: ['a b'] } }] }))[0]?.path).toBe('mcp[0].oauth.scopes[0]');
+  });
+
+  it('requires the grants of a server on a computer to name that computer, and refuses computers for one in the sandbox', () => {
+    const onComputer = [{ name: 'builds', transport: 'stdio', command: 'builds-mcp', computer: 'build-box' }, ...servers];
+    expect(validateWorkerDefinition({ ...base, mcp: onComputer, tools: [{ tool: 'mcp:builds/*', computers: ['build-box'] }] }).mcp?.[0]).toMatchObject({ computer: 'build-box' });
+    expect(issuesOf(() => validateWorkerDefinition({ ...base, mcp: onComputer, tools: [{ tool: 'mcp:builds/*' }] }))).toEqual([
+      { path: 'tools[0].tool', message: 'mcp:builds/*: the server "builds" runs on computer "build-box", so the grant must name it under computers' },
+    ]);
+    expect(issuesOf(() => validateWorkerDefinition({ ...base, mcp: onComputer, tools: [{ tool: 'mcp:local/*', computers: ['build-box'] }] }))).toEqual([
+      { path: 'tools[0].computers', message: 'mcp:local/*: the server "local" runs in the sandbox, not on a computer' },
+    ]);
+  });
+
   it('refuses a grant for a server the definition does not declare, at the grant', () => {
     const issues = issuesOf(() => validateWorkerDefinition({ ...base, mcp: servers, tools: [{ tool: 'mcp:wiki/search' }] }));
 

@@ -67,6 +67,7 @@ export function mcpServersSchema(form: DefinitionForm): z.ZodType<McpServer[]> {
 interface McpGrantLike {
   tool: string;
   resources?: string[];
+  computers?: string[];
 }
 
 /**
@@ -89,6 +90,13 @@ export function mcpGrantIssues(grants: readonly McpGrantLike[], servers: readonl
         const declared = servers.map((candidate) => candidate.name).join(', ') || 'none';
         issues.push({ path, message: `mcp:${resource} names the server "${split.server}", which the definition does not declare under mcp (declared: ${declared})` });
         return;
+      }
+      const computer = server.transport === 'stdio' ? server.computer : undefined;
+      if (computer && !grant.computers?.includes(computer)) {
+        issues.push({ path, message: `mcp:${resource}: the server "${split.server}" runs on computer "${computer}", so the grant must name it under computers` });
+      }
+      if (!computer && grant.computers?.length) {
+        issues.push({ path: [index, 'computers'], message: `mcp:${resource}: the server "${split.server}" runs in the sandbox, not on a computer` });
       }
       if (form === 'stored' && split.tool !== '*' && !server.tools?.some((tool) => tool.name === split.tool)) {
         const listed = server.tools?.map((tool) => tool.name).join(', ') || 'none';

@@ -116,7 +116,7 @@ describe(narrowDefinition.name, () => {
 
   it('refuses computers in the overrides of a tool other than run_command', () => {
     expect(() => narrowDefinition(version, { tools: [{ tool: 'files', computers: ['build-box'] }] })).toThrow(
-      expect.objectContaining({ code: 'invalid_overrides', issues: [{ path: 'overrides.tools[0].computers', message: 'files takes no computers: only run_command runs on registered computers' }] }),
+      expect.objectContaining({ code: 'invalid_overrides', issues: [{ path: 'overrides.tools[0].computers', message: 'files takes no computers: only run_command and the tools of MCP servers run on registered computers' }] }),
     );
   });
 

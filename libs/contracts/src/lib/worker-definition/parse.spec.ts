@@ -63,7 +63,7 @@ describe(parseWorkerDefinition.name, () => {
         'unknown key (allowed: apiVersion, kind, name, description, model, instructions, input, output, tools, budgets, bounds, exit, triggers, notifications, mcp)',
       ],
       ['an unknown key in a grant', (d) => (d.tools[0]!['verb'] = 'GET'), 'tools[0].verb', 'unknown key (allowed: tool, verbs, resources, approval, credentials, computers)'],
-      ['computers on a tool other than run_command', (d) => (d.tools[0]!['computers'] = ['build-box']), 'tools[0].computers', 'http_fetch takes no computers: only run_command runs on registered computers'],
+      ['computers on a tool other than run_command', (d) => (d.tools[0]!['computers'] = ['build-box']), 'tools[0].computers', 'http_fetch takes no computers: only run_command and the tools of MCP servers run on registered computers'],
       [
         'a malformed computer name',
         (d) => d.tools.push({ tool: 'run_command', verbs: ['exec'], resources: ['make *'], computers: ['Build_Box'] }),

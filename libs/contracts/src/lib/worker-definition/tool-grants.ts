@@ -104,8 +104,8 @@ function checkGrant(written: z.output<typeof RawGrant>, ctx: z.core.$RefinementC
     }
   }
   for (const dup of duplicates(raw.credentials ?? [])) issue(['credentials', dup.index], `duplicate credential "${dup.value}"`);
-  if (raw.computers !== undefined && tool !== COMPUTER_TOOL) {
-    issue(['computers'], `${tool} takes no computers: only ${COMPUTER_TOOL} runs on registered computers`);
+  if (raw.computers !== undefined && tool !== COMPUTER_TOOL && tool !== 'mcp') {
+    issue(['computers'], `${tool} takes no computers: only ${COMPUTER_TOOL} and the tools of MCP servers run on registered computers`);
   } else {
     raw.computers?.forEach((name, index) => {
       if (!ComputerNameSchema.safeParse(name).success) issue(['computers', index], 'a computer name starts with a lower-case letter and has only a-z, 0-9 and "-" (at most 63 characters)');

@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { z } from 'zod';
 import { v7 as uuidv7 } from 'uuid';
 import {
+  commandRequirement,
   COMPUTER_PROBE_RUN_ID,
+  ComputerPolicySchema,
   computerGrantTool,
   CredentialNameSchema,
   policyKeysStream,
@@ -13,7 +15,7 @@ import {
 import { PostgresEventStore } from '@packetagent/eventstore';
 import { SYSTEM_ACTOR } from '../../attention/usecases/answer-attention';
 import { POLICY_OPTIONS, type ResolvedPolicyOptions } from '../../policy.options';
-import { ComputerNotFoundError, ComputerUnavailableError, ComputerWithoutKeyError } from '../../shared/errors';
+import { ComputerListingRefusedError, ComputerNotFoundError, ComputerUnavailableError, ComputerWithoutKeyError } from '../../shared/errors';
 import { ReadComputer } from '../read-computer';
 
 export type GrantComputerKeyRequest = z.output<(typeof PolicyCommands)['computerKeyGrant']['request']>;
@@ -38,6 +40,11 @@ export class GrantComputerKey {
     if (view.kind !== 'ssh') throw new ComputerWithoutKeyError(request.computer);
     const key = CredentialNameSchema.safeParse(view.ssh?.keyCredential);
     if (!key.success) throw new ComputerUnavailableError(`the record of computer "${request.computer}" names no usable key`);
+    if (request.purpose === 'mcp_list') {
+      // Read with the conservative defaults: a value this build does not know never trusts more.
+      const requirement = commandRequirement(ComputerPolicySchema.parse(view.policy));
+      if (requirement !== 'allow') throw new ComputerListingRefusedError(request.computer, requirement);
+    }
 
     const grantId = uuidv7();
     const data: PolicyEventData<'policy.computer_key_granted'> = { computer: request.computer, credential: key.data, purpose: request.purpose, grantId };

@@ -87,7 +87,9 @@ export async function startRemote(link: SshLink, command: RemoteCommand, env: Re
     void closed.then(ended);
     link.onClose(() => setImmediate(ended));
   });
-  channel.end(environmentBlock(env));
+  // With a stdin the channel stays open for the program after its environment; otherwise it ends there.
+  if (command.stdin) channel.write(environmentBlock(env));
+  else channel.end(environmentBlock(env));
 
   let pgid: number | null;
   try {
@@ -131,6 +133,7 @@ export async function startRemote(link: SshLink, command: RemoteCommand, env: Re
   })();
 
   return {
+    stdin: command.stdin ? channel : null,
     stdout,
     stderr,
     exited,

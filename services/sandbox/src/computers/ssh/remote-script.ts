@@ -19,7 +19,7 @@ export function shellQuote(value: string): string {
  * session and group leader, and `exec` keeps that pid, so the whole tree is that group.
  */
 const WRAPPER = [
-  'cwd=$1; n=$2; cpu=$3; fsize=$4; files=$5; shift 5',
+  'cwd=$1; n=$2; cpu=$3; fsize=$4; files=$5; stdin=$6; shift 6',
   `refuse() { printf '${REMOTE_MARKER}refused %s\\n' "$1" >&2; exit ${REMOTE_REFUSED_STATUS}; }`,
   'cd -- "$cwd" 2>/dev/null || refuse "the directory $cwd does not exist on this computer"',
   'unset OLDPWD',
@@ -39,7 +39,8 @@ const WRAPPER = [
   'done',
   'ulimit -t "$cpu" 2>/dev/null; ulimit -f "$fsize" 2>/dev/null; ulimit -n "$files" 2>/dev/null',
   `printf '${REMOTE_MARKER}started %s\\n' "$$" >&2`,
-  'exec "$@" </dev/null',
+  // `read` takes stdin a byte at a time, so what follows the environment is the program's own.
+  'if [ "$stdin" = keep ]; then exec "$@"; else exec "$@" </dev/null; fi',
 ].join('\n');
 
 export interface RemoteCommand {
@@ -50,6 +51,8 @@ export interface RemoteCommand {
   cpuSeconds: number;
   fileSizeBytes: number;
   openFiles: number;
+  /** Keep the channel's input as the program's stdin after the environment (an MCP server's requests); otherwise it reads /dev/null. */
+  stdin?: boolean;
 }
 
 /**
@@ -64,6 +67,7 @@ export function remoteCommandLine(command: RemoteCommand): string {
     // ulimit -f counts 512-byte blocks.
     String(Math.max(1, Math.floor(command.fileSizeBytes / 512))),
     String(command.openFiles),
+    command.stdin ? 'keep' : 'null',
     ...command.roots,
     '--',
     ...command.argv,

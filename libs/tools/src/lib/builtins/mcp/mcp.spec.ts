@@ -48,6 +48,22 @@ describe('mcp tool', () => {
     expect(() => new ToolRegistry().plan('call-1', 'tracker__close_issue', {}, catalogue)).toThrow(ToolArgumentsError);
   });
 
+  it("plans an OAuth server's call with its connection and the URL the token is for, and a computer's stdio server's on that computer", async () => {
+    const oauth = { ...McpServerSpecSchema.parse({ name: 'docs', transport: 'http', url: 'https://docs.example.com/mcp', oauth: { credential: 'docs_oauth' } }), tools } as CatalogueServer;
+    const planned = new ToolRegistry().plan('call-1', 'docs__list_issues', {}, new McpCatalogue([oauth], ['docs/*']));
+    expect(planned).toMatchObject({ credentials: ['docs_oauth'], audiences: { docs_oauth: 'https://docs.example.com/mcp' }, computer: null });
+
+    const remote = { ...McpServerSpecSchema.parse({ name: 'builds', transport: 'stdio', command: 'builds-mcp', computer: 'build-box' }), tools } as CatalogueServer;
+    const catalogue = new McpCatalogue([remote], ['builds/*']);
+    const onComputer = new ToolRegistry().plan('call-2', 'builds__list_issues', {}, catalogue);
+    expect(onComputer).toMatchObject({ credentials: [], computer: 'build-box' });
+    const port = recordingPort(answered);
+    const sut = new ToolRegistry({ mcp: port });
+    expect(await sut.execute(onComputer, allowFor(onComputer), contextFor({ mcp: catalogue }))).toMatchObject({ ok: false, error: { code: 'computer_key_unavailable' } });
+    expect(await sut.execute(onComputer, allowFor(onComputer), contextFor({ mcp: catalogue, computerGrant: 'signed.grant' }))).toMatchObject({ ok: true });
+    expect(port.requests.map((request) => request.computerGrant)).toEqual(['signed.grant']);
+  });
+
   it('fails closed with mcp_unavailable when no MCP port is configured', async () => {
     const sut = new ToolRegistry();
     const catalogue = new McpCatalogue([server({}, tools)], ['tracker/*']);

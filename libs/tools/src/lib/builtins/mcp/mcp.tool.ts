@@ -52,10 +52,12 @@ export const mcpTool: BuiltinTool<McpArgs> = {
     const credential = mcpServerCredential(entry.server);
     const bearer = credential ? ctx.credentials[credential] : undefined;
     if (credential && !bearer) return failure('credential_unavailable', `the credential ${credential} of MCP server "${args.server}" was not resolved for this call`);
+    const computer = entry.server.transport === 'stdio' ? entry.server.computer : undefined;
+    if (computer && !ctx.computerGrant) return failure('computer_key_unavailable', `MCP server "${args.server}" runs on computer "${computer}", and policy granted no key for it`);
     let result: McpCallResult;
     try {
       result = await env.mcp.call(
-        { workspaceId: ctx.workspaceId, runId: ctx.runId, callKey: ctx.idempotencyKey, server: specOf(entry.server), tool: entry.tool, arguments: args.arguments, ...(bearer ? { bearer } : {}) },
+        { workspaceId: ctx.workspaceId, runId: ctx.runId, callKey: ctx.idempotencyKey, server: specOf(entry.server), tool: entry.tool, arguments: args.arguments, ...(bearer ? { bearer } : {}), ...(computer ? { computerGrant: ctx.computerGrant } : {}) },
         ctx.signal,
       );
     } catch (error) {
