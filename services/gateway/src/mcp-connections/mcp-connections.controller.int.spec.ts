@@ -146,7 +146,7 @@ describe(McpConnectionsController.name, () => {
 
   describe('beginning a connection', () => {
     it('answers 201 with the authorization URL, sending the vault the callback under the request origin and the caller as actor', async () => {
-      const answer = await begin<Begun>({ url: SERVER, oauth: { credential: 'tracker_oauth', scopes: ['issues:read'] }, returnTo: `/console/w/${ws}/workers/wk_1` });
+      const answer = await begin<Begun>({ url: SERVER, oauth: { credential: 'tracker_oauth', scopes: ['issues:read'] }, returnTo: `/w/${ws}/workers/wk_1` });
 
       expect(answer.status).toBe(201);
       expect(answer.body).toEqual({
@@ -163,7 +163,7 @@ describe(McpConnectionsController.name, () => {
           resource: SERVER,
           oauth: { credential: 'tracker_oauth', scopes: ['issues:read'] },
           redirectUri: `${sut.baseUrl}/api/v1/mcp/oauth/callback`,
-          returnTo: `/console/w/${ws}/workers/wk_1`,
+          returnTo: `/w/${ws}/workers/wk_1`,
           actor: { kind: 'api_key', id: keys.admin.id },
         },
       ]);
@@ -206,7 +206,7 @@ describe(McpConnectionsController.name, () => {
       ['a NUL in the URL', { url: `${SERVER}/a\u0000b`, oauth: { credential: 'tracker_oauth' } }, 'url'],
       ['a NUL in the credential', { url: SERVER, oauth: { credential: 'tracker\u0000oauth' } }, 'oauth.credential'],
       ['a NUL in the client id', { url: SERVER, oauth: { credential: 'tracker_oauth', clientId: 'a\u0000b' } }, 'oauth.clientId'],
-      ['a NUL in returnTo', { url: SERVER, oauth: { credential: 'tracker_oauth' }, returnTo: '/console/w\u0000' }, 'returnTo'],
+      ['a NUL in returnTo', { url: SERVER, oauth: { credential: 'tracker_oauth' }, returnTo: '/w\u0000' }, 'returnTo'],
       ['an actor of its own', { url: SERVER, oauth: { credential: 'tracker_oauth' }, actor: { kind: 'system', id: 'root' } }, ''],
     ])('answers 400 problem+json for %s, naming the field, and sends the vault nothing', async (_what, body, field) => {
       const answer = await begin(body);
@@ -240,7 +240,7 @@ describe(McpConnectionsController.name, () => {
     };
 
     it('completes the flow without any session or key and answers 303 to the console page, with mcp_connected added and neither code nor state', async () => {
-      const state = await started({ returnTo: `/console/w/${ws}/workers/wk_1?tab=mcp` });
+      const state = await started({ returnTo: `/w/${ws}/workers/wk_1?tab=mcp` });
 
       const answer = await callback({ state, code: 'the-authorization-code', iss: 'https://auth.example.com' });
 

@@ -3,17 +3,14 @@ import { callbackUrl } from './mcp-connections.controller';
 import { connectedPage, consoleLocation, failedPage, prefersJson } from './oauth-callback-page';
 
 describe(consoleLocation.name, () => {
-  it('maps the console path returnTo names to where the console is served, adding mcp_connected to its query', () => {
-    expect(consoleLocation('/console', 'tracker_oauth')).toBe('/?mcp_connected=tracker_oauth');
-    expect(consoleLocation('/console/w/ws_1/workers/wk_1', 'tracker_oauth')).toBe('/w/ws_1/workers/wk_1?mcp_connected=tracker_oauth');
-    expect(consoleLocation('/console/w/ws_1/workers/wk_1?tab=mcp&mcp_connected=old', 'tracker_oauth')).toBe('/w/ws_1/workers/wk_1?tab=mcp&mcp_connected=tracker_oauth');
+  it('leads to the console page returnTo names, adding mcp_connected to its query', () => {
+    expect(consoleLocation('/', 'tracker_oauth')).toBe('/?mcp_connected=tracker_oauth');
+    expect(consoleLocation('/w/ws_1/workers/wk_1', 'tracker_oauth')).toBe('/w/ws_1/workers/wk_1?mcp_connected=tracker_oauth');
+    expect(consoleLocation('/w/ws_1/workers/wk_1?tab=mcp&mcp_connected=old', 'tracker_oauth')).toBe('/w/ws_1/workers/wk_1?tab=mcp&mcp_connected=tracker_oauth');
   });
 
   it('never leads anywhere but a console page: another host, dot segments, the API, or no returnTo answer the page instead', () => {
-    for (const returnTo of ['/console//evil.example/x', '/console///evil.example']) {
-      expect(consoleLocation(returnTo, 'c')).toMatch(/^\/(?!\/)/);
-    }
-    for (const returnTo of [null, '/console/../api/v1/openapi.json', '/console/w/%2e%2e/%2e%2e/api/v1', '/console/api/v1/workspaces', '/console/hooks/x', 'https://evil.example/console', '/consoles', '/console\\evil']) {
+    for (const returnTo of [null, '//evil.example/x', '///evil.example', '/\\evil.example', '/../api/v1/openapi.json', '/w/%2e%2e/%2e%2e/api/v1', '/w/../../api/v1', '/api/v1/workspaces', '/api', '/hooks/x', 'https://evil.example/w', 'w/ws_1']) {
       expect([returnTo, consoleLocation(returnTo, 'c')]).toEqual([returnTo, null]);
     }
   });

@@ -17,25 +17,18 @@ export const CALLBACK_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /** The query parameter the console reads to confirm a connection: the credential's name. */
 export const CONNECTED_PARAM = 'mcp_connected';
 
-/**
- * `returnTo` is a path of the console as the contract names it (`/console/...`); the console is
- * served at the gateway's root (ConsoleModule), so `/console/<path>` is its `/<path>`.
- */
-const CONSOLE_PREFIX = '/console';
 const PLACEHOLDER_ORIGIN = 'http://console.invalid';
 
 /**
- * Where to send the operator once connected: the console path `returnTo` names, with
+ * Where to send the operator once connected: the console page `returnTo` names, with
  * `mcp_connected=<credential>` added to its query. Null (answer the page instead) for anything
  * that is not plainly a console page: not a valid returnTo, dot segments, an API path.
  */
 export function consoleLocation(returnTo: string | null, credential: string): string | null {
   if (returnTo === null || !OAuthReturnToSchema.safeParse(returnTo).success) return null;
-  const rest = returnTo.slice(CONSOLE_PREFIX.length);
-  const [rawPath = '', ...query] = rest.split('?');
-  // A second leading slash would make the location another host's (`//evil.example`).
-  const path = `/${rawPath.replace(/^\/+/, '')}`;
+  const [path = '/', ...query] = returnTo.split('?');
   const url = new URL(`${path}${query.length ? `?${query.join('?')}` : ''}`, PLACEHOLDER_ORIGIN);
+  // A path the URL parser changed (dot segments, a second leading slash) is not the one that was checked.
   if (url.origin !== PLACEHOLDER_ORIGIN || url.pathname !== path || isReservedPath(url.pathname)) return null;
   url.searchParams.set(CONNECTED_PARAM, credential);
   return `${url.pathname}${url.search}`;

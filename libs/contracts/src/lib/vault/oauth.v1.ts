@@ -42,11 +42,15 @@ export const OAuthConnectionSchema = z.object({
 });
 export type OAuthConnection = z.infer<typeof OAuthConnectionSchema>;
 
-/** Where the authorization server sends the operator back: a path of the console, nothing else. */
+/**
+ * Where the operator is sent back once connected: a path on this server (the console is served
+ * at its root), never another host's (`//host`) and never the API's; the gateway checks it again
+ * against what it serves before it redirects.
+ */
 export const OAuthReturnToSchema = z
   .string()
   .max(1024)
-  .regex(/^\/console(\/[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?$/, 'a path of the console, starting with /console');
+  .regex(/^\/(?![/\\])(?!api(?:[/?]|$))[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*$/, 'a path of the console, such as /w/<workspace>/workers/<worker>');
 
 export const OAuthCommands = {
   /**

@@ -78,28 +78,28 @@ describe(resourceKey.name, () => {
 
 describe(connectRequest.name, () => {
   it("posts the server's URL and oauth as the version declares them, with the page to come back to", () => {
-    expect(connectRequest('ws_1', tracker!, '/console/w/ws_1/workers/wk_1')).toEqual({
+    expect(connectRequest('ws_1', tracker!, '/w/ws_1/workers/wk_1')).toEqual({
       path: '/api/v1/workspaces/ws_1/mcp/connections',
-      body: { url: 'https://mcp.example.com/mcp', oauth: { credential: 'tracker_oauth', scopes: ['issues:read'], clientId: 'packetagent-prod' }, returnTo: '/console/w/ws_1/workers/wk_1' },
+      body: { url: 'https://mcp.example.com/mcp', oauth: { credential: 'tracker_oauth', scopes: ['issues:read'], clientId: 'packetagent-prod' }, returnTo: '/w/ws_1/workers/wk_1' },
     });
     const [docs] = mcpServersOf({ mcp: [{ name: 'docs', transport: 'http', url: 'https://docs.example.com/mcp', oauth: { credential: 'docs_oauth' } }] });
-    expect(connectRequest('ws_1', docs!, '/console').body).toEqual({ url: 'https://docs.example.com/mcp', oauth: { credential: 'docs_oauth', scopes: [] }, returnTo: '/console' });
-    expect(() => connectRequest('ws_1', plain!, '/console')).toThrow('does not authorize with OAuth');
+    expect(connectRequest('ws_1', docs!, '/').body).toEqual({ url: 'https://docs.example.com/mcp', oauth: { credential: 'docs_oauth', scopes: [] }, returnTo: '/' });
+    expect(() => connectRequest('ws_1', plain!, '/')).toThrow('does not authorize with OAuth');
   });
 });
 
 describe(returnToFor.name, () => {
   it('names the page shown as a console path, without a confirmation already in its query', () => {
-    expect(returnToFor('/w/ws_1/workers/wk_1')).toBe('/console/w/ws_1/workers/wk_1');
-    expect(returnToFor('/w/ws_1/workers/wk_1?mcp_connected=old&tab=mcp')).toBe('/console/w/ws_1/workers/wk_1?tab=mcp');
-    expect(returnToFor('/w/ws_1/workers/wk_1#tools')).toBe('/console/w/ws_1/workers/wk_1');
-    expect(returnToFor('/')).toBe('/console');
+    expect(returnToFor('/w/ws_1/workers/wk_1')).toBe('/w/ws_1/workers/wk_1');
+    expect(returnToFor('/w/ws_1/workers/wk_1?mcp_connected=old&tab=mcp')).toBe('/w/ws_1/workers/wk_1?tab=mcp');
+    expect(returnToFor('/w/ws_1/workers/wk_1#tools')).toBe('/w/ws_1/workers/wk_1');
+    expect(returnToFor('/')).toBe('/');
   });
 
   it("falls back to the bare path when the query has what the contract refuses, and to the console's root past that", () => {
-    expect(returnToFor('/w/ws_1/workers/wk_1?q=a"b')).toBe('/console/w/ws_1/workers/wk_1?q=a%22b');
-    expect(returnToFor(`/w/ws_1/workers/wk_1?q=${'x'.repeat(1100)}`)).toBe('/console/w/ws_1/workers/wk_1');
-    expect(returnToFor('/w/ws 1/<x>')).toBe('/console');
+    expect(returnToFor('/w/ws_1/workers/wk_1?q=a"b')).toBe('/w/ws_1/workers/wk_1?q=a%22b');
+    expect(returnToFor(`/w/ws_1/workers/wk_1?q=${'x'.repeat(1100)}`)).toBe('/w/ws_1/workers/wk_1');
+    expect(returnToFor('/w/ws 1/<x>')).toBe('/');
   });
 });
 

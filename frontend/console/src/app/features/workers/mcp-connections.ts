@@ -75,8 +75,8 @@ export function connectionStatus(server: Pick<McpServerView, 'target' | 'oauth'>
   return { state: connection.state, badge: connection.state, tone: 'neutral', text: connection.reason ?? '', action: 'Reconnect' };
 }
 
-/** OAuthReturnToSchema: a path of the console, as the contract names it (`/console/...`). */
-const RETURN_TO = /^\/console(\/[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?$/;
+/** OAuthReturnToSchema: a path of the console (served at the gateway's root), never another host's or the API's. */
+const RETURN_TO = /^\/(?![/\\])(?!api(?:[/?]|$))[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*$/;
 const RETURN_TO_MAX = 1024;
 
 /** The query parameter the gateway adds when it sends the operator back: the credential connected. */
@@ -84,9 +84,8 @@ export const CONNECTED_PARAM = 'mcp_connected';
 
 /**
  * Where the authorization server sends the operator back: the console page now shown (a router
- * URL such as `/w/ws_1/workers/wk_1`), as the contract names it; the gateway serves the console
- * at its root and maps `/console/<path>` back to `/<path>`. A confirmation already in the query is
- * dropped, and a page whose URL the contract would refuse falls back to its bare path.
+ * URL such as `/w/ws_1/workers/wk_1`). A confirmation already in the query is dropped, and a page
+ * whose URL the contract would refuse falls back to its bare path.
  */
 export function returnToFor(routerUrl: string): string {
   const [withoutFragment = ''] = routerUrl.split('#');
@@ -94,10 +93,10 @@ export function returnToFor(routerUrl: string): string {
   const params = new URLSearchParams(query);
   params.delete(CONNECTED_PARAM);
   const rest = params.toString();
-  const bare = `/console${path === '/' ? '' : path}`;
+  const bare = path || '/';
   const full = rest ? `${bare}?${rest}` : bare;
   if (full.length <= RETURN_TO_MAX && RETURN_TO.test(full)) return full;
-  return bare.length <= RETURN_TO_MAX && RETURN_TO.test(bare) ? bare : '/console';
+  return bare.length <= RETURN_TO_MAX && RETURN_TO.test(bare) ? bare : '/';
 }
 
 /** POST .../mcp/connections for a server: its URL and `oauth` as the version declares them, and the page to come back to. */
