@@ -128,7 +128,14 @@ describe(dockerContainerSpec.name, () => {
 
     expect(sut.HostConfig?.AutoRemove).toBe(false);
     expect(sut.Labels).toEqual({ 'packetagent.exec': 'run-1:step-2' });
-    expect(sut).toMatchObject({ AttachStdout: true, AttachStderr: true, AttachStdin: false, Tty: false, OpenStdin: false });
+    expect(sut).toMatchObject({ AttachStdout: true, AttachStderr: true, AttachStdin: false, Tty: false, OpenStdin: false, StdinOnce: false });
+  });
+
+  it('opens a stdin, closed at the first EOF, for an exec that asks for one, still without a TTY', () => {
+    const sut = dockerContainerSpec(preparedExec({ stdin: true }), { image: 'img' });
+
+    expect(sut).toMatchObject({ AttachStdin: true, OpenStdin: true, StdinOnce: true, Tty: false, AttachStdout: true, AttachStderr: true });
+    expect(sut.HostConfig?.AutoRemove).toBe(false);
   });
 
   it('runs an init that reaps orphans and keeps no engine log of the output', () => {

@@ -16,12 +16,13 @@ export interface DockerSpecOptions {
 /**
  * What the engine is asked to create for one exec: the argv with no shell and no image
  * entrypoint, no network at all, a read-only root with a bounded private /tmp, no capabilities,
- * and the exec's limits as cgroup limits and rlimits.
+ * and the exec's limits as cgroup limits and rlimits; a stdin only for an exec that asks for one.
  */
 export function dockerContainerSpec(exec: PreparedExec, options: DockerSpecOptions): ContainerCreateOptions {
   const user = options.user ?? DEFAULT_DOCKER_USER;
   assertSandboxUser(user);
   const { limits } = exec;
+  const stdin = exec.stdin === true;
   return {
     Image: options.image,
     // An empty entrypoint, not the image's: images like node's start through a shell script.
@@ -34,11 +35,13 @@ export function dockerContainerSpec(exec: PreparedExec, options: DockerSpecOptio
     Hostname: 'sandbox',
     Labels: { [EXEC_LABEL]: exec.execId },
     NetworkDisabled: true,
-    AttachStdin: false,
+    // A stdin only when asked for (an MCP stdio server): written raw on the attach stream, and
+    // closed by the engine at the first EOF that client sends (StdinOnce), never kept for another.
+    AttachStdin: stdin,
     AttachStdout: true,
     AttachStderr: true,
-    OpenStdin: false,
-    StdinOnce: false,
+    OpenStdin: stdin,
+    StdinOnce: stdin,
     Tty: false,
     HostConfig: {
       NetworkMode: 'none',

@@ -1,10 +1,11 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { once } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
 import type { ExecLimits } from '@packetagent/contracts';
 import Dockerode from 'dockerode';
 import { DockerEnginePeer } from '../../testing/docker-engine/docker-engine-peer';
-import type { ContainerScript } from '../../testing/docker-engine/peer-container';
+import type { ContainerScript, PeerContainer, ScriptedChunk } from '../../testing/docker-engine/peer-container';
 import { DriverStartError, type DriverProcess, type PreparedExec } from '../sandbox-driver';
 import { DockerDriver } from './docker-driver';
 
@@ -44,6 +45,44 @@ async function text(stream: Readable): Promise<string> {
 async function runToEnd(running: DriverProcess) {
   const [stdout, stderr, exit] = await Promise.all([text(running.stdout), text(running.stderr), running.exited]);
   return { stdout, stderr, exit };
+}
+
+/** What a stream brought so far, read as it comes, with a wait for what it has yet to bring. */
+function collect(stream: Readable) {
+  const chunks: Buffer[] = [];
+  let ended = false;
+  const waiters = new Set<() => void>();
+  const wake = () => waiters.forEach((waiter) => waiter());
+  stream.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    wake();
+  });
+  stream.on('end', () => {
+    ended = true;
+    wake();
+  });
+  const bytes = () => Buffer.concat(chunks);
+  const until = (expected: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (bytes().toString('utf8') === expected) {
+          waiters.delete(check);
+          resolve();
+        } else if (ended) {
+          waiters.delete(check);
+          reject(new Error(`the stream ended with ${JSON.stringify(bytes().toString('utf8'))}, not ${JSON.stringify(expected)}`));
+        }
+      };
+      waiters.add(check);
+      check();
+    });
+  return { bytes, text: () => bytes().toString('utf8'), until };
+}
+
+async function writeAll(stdin: Writable, chunks: Buffer[]): Promise<void> {
+  for (const chunk of chunks) {
+    if (!stdin.write(chunk)) await once(stdin, 'drain');
+  }
 }
 
 describe(`${DockerDriver.name} against a Docker Engine API peer`, () => {
@@ -169,6 +208,15 @@ describe(`${DockerDriver.name} against a Docker Engine API peer`, () => {
       expect(peer.requests.find((r) => r.method === 'DELETE')?.query).toMatchObject({ force: 'true' });
     });
 
+    it('gives the container no stdin unless the exec asks for one', async () => {
+      const running = await sut.start(exec);
+      await runToEnd(running);
+
+      expect(running.stdin ?? null).toBeNull();
+      expect(peer.createdSpecs()[0]).toMatchObject({ AttachStdin: false, OpenStdin: false, StdinOnce: false, Tty: false });
+      expect(peer.requests.find((r) => r.path.endsWith('/attach'))?.query).not.toHaveProperty('stdin');
+    });
+
     it('splits stdout and stderr out of the multiplexed stream, a frame cut across reads included', async () => {
       script(() => ({
         output: [
@@ -249,6 +297,154 @@ describe(`${DockerDriver.name} against a Docker Engine API peer`, () => {
 
       await expect(started).rejects.toBeInstanceOf(DriverStartError);
       await expect(started).rejects.toThrow(`no Docker engine at ${socketPath} (ENOENT): install Docker or set PACKETAGENT_SANDBOX_DOCKER_HOST`);
+    });
+  });
+
+  describe('stdin', () => {
+    const withStdin: PreparedExec = { ...exec, argv: ['mcp-server', '--stdio'], stdin: true };
+    const echo = (bytes: Buffer): ScriptedChunk[] => [{ stream: 'stdout', data: bytes }];
+    /** Like `cat`: what it reads goes back on stdout, and it exits 0 at the end of its stdin. */
+    const cat: ContainerScript = () => ({ onStdin: echo, exit: { atStdinEnd: 0 } });
+
+    const startedContainer = (): PeerContainer => {
+      const [id] = peer.containerIds();
+      return peer.container(id!)!;
+    };
+
+    it('creates the container with a stdin closed at its first EOF, attached on the one hijacked stream before the start', async () => {
+      script(cat);
+
+      const running = await sut.start(withStdin);
+      running.stdin!.end();
+      await runToEnd(running);
+
+      expect(peer.createdSpecs()[0]).toMatchObject({ Cmd: ['mcp-server', '--stdio'], AttachStdin: true, OpenStdin: true, StdinOnce: true, Tty: false });
+      const id = peer.requests.find((r) => r.path.endsWith('/start'))!.path.split('/')[2]!;
+      expect(peer.requests.map((r) => `${r.method} ${r.path.replace(id, '<id>')}`)).toEqual([
+        'POST /containers/create',
+        'POST /containers/<id>/attach',
+        'POST /containers/<id>/start',
+        'POST /containers/<id>/wait',
+        'GET /containers/<id>/json',
+        'DELETE /containers/<id>',
+      ]);
+      expect(peer.requests.find((r) => r.path.endsWith('/attach'))?.query).toEqual({ stream: 'true', stdin: 'true', stdout: 'true', stderr: 'true' });
+    });
+
+    it('hands the container nothing but what is written: no request body reaches its stdin', async () => {
+      script(cat);
+      const running = await sut.start(withStdin);
+      const container = startedContainer();
+
+      running.stdin!.end();
+      const { stdout, exit } = await runToEnd(running);
+
+      expect(container.stdinReceived()).toEqual(Buffer.alloc(0));
+      expect(container.stdinEnded).toBe(true);
+      expect(stdout).toBe('');
+      expect(exit).toEqual({ exitCode: 0, signal: null, limit: null });
+    });
+
+    it('gets what is written, raw, and its answers come back framed on stdout and stderr while stdin stays open', async () => {
+      script(() => ({
+        onStdin: (bytes) => [
+          // The answer's frame cut inside its header and its payload.
+          { stream: 'stdout', data: bytes, splitAt: [3, 12] },
+          { stream: 'stderr', data: `read ${bytes.length}\n` },
+        ],
+        exit: { atStdinEnd: 0 },
+      }));
+      const running = await sut.start(withStdin);
+      const container = startedContainer();
+      const stdout = collect(running.stdout);
+      const stderr = collect(running.stderr);
+      const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n';
+      const list = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n';
+
+      running.stdin!.write(ping);
+      await stdout.until(ping);
+      await stderr.until(`read ${ping.length}\n`);
+      // Bytes that would read as a frame header, were stdin framed: they arrive as they are.
+      const raw = Buffer.from([0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xe2, 0x9c, 0x93, 0x0a]);
+      running.stdin!.write(raw);
+      await stdout.until(`${ping}${raw.toString('utf8')}`);
+      running.stdin!.write(list);
+      await stdout.until(`${ping}${raw.toString('utf8')}${list}`);
+      running.stdin!.end();
+      const exit = await running.exited;
+
+      expect(container.stdinReceived()).toEqual(Buffer.concat([Buffer.from(ping), raw, Buffer.from(list)]));
+      expect(stdout.bytes()).toEqual(Buffer.concat([Buffer.from(ping), raw, Buffer.from(list)]));
+      expect(stderr.text()).toBe(`read ${ping.length}\nread ${raw.length}\nread ${list.length}\n`);
+      expect(exit).toEqual({ exitCode: 0, signal: null, limit: null });
+    });
+
+    it('ends a command that reads stdin to its end once stdin is ended, with the output it wrote after and its exit status', async () => {
+      let count = 0;
+      script(() => ({
+        onStdin: (bytes) => {
+          count += bytes.length;
+          return [];
+        },
+        onStdinEnd: () => [
+          { stream: 'stdout', data: `${count}\n` },
+          { stream: 'stderr', data: 'bye\n' },
+        ],
+        exit: { atStdinEnd: 3 },
+      }));
+      const running = await sut.start(withStdin);
+      const container = startedContainer();
+
+      running.stdin!.write('hello\n');
+      running.stdin!.end('world\n');
+      const { stdout, stderr, exit } = await runToEnd(running);
+
+      expect(container.stdinEnded).toBe(true);
+      expect({ stdout, stderr }).toEqual({ stdout: '12\n', stderr: 'bye\n' });
+      expect(exit).toEqual({ exitCode: 3, signal: null, limit: null });
+      expect(peer.containerIds()).toEqual([]);
+    });
+
+    it('carries a large stdin whole, at the pace the container reads it, and all the output that follows its end', async () => {
+      script(cat);
+      const running = await sut.start(withStdin);
+      const stdout = collect(running.stdout);
+      const chunks = Array.from({ length: 64 }, (_, index) => Buffer.alloc(32 * 1024, index));
+
+      await writeAll(running.stdin!, chunks);
+      running.stdin!.end();
+      const exit = await running.exited;
+
+      expect(exit).toEqual({ exitCode: 0, signal: null, limit: null });
+      expect(stdout.bytes().equals(Buffer.concat(chunks))).toBe(true);
+    });
+
+    it('leaves the stdin open to a command that exits on its own, then closes it', async () => {
+      script(() => ({ output: [{ stream: 'stdout', data: 'done without reading\n' }], exit: 0 }));
+      const running = await sut.start(withStdin);
+
+      const { stdout, exit } = await runToEnd(running);
+
+      expect({ stdout, exit }).toEqual({ stdout: 'done without reading\n', exit: { exitCode: 0, signal: null, limit: null } });
+      expect(running.stdin!.destroyed).toBe(true);
+    });
+
+    it('is closed by a kill, and a write after it fails on the stdin without raising on the service', async () => {
+      script(() => ({ onStdin: echo, exit: 'until-killed' }));
+      const running = await sut.start(withStdin);
+      const stdout = collect(running.stdout);
+      running.stdin!.write('first\n');
+      await stdout.until('first\n');
+
+      await running.kill();
+      const exit = await running.exited;
+      const late = await new Promise<Error | null | undefined>((resolve) => running.stdin!.write('late\n', resolve));
+
+      expect(exit).toEqual({ exitCode: null, signal: 'SIGKILL', limit: null });
+      expect(running.stdin!.destroyed).toBe(true);
+      expect(late).toMatchObject({ code: 'ERR_STREAM_DESTROYED' });
+      expect(stdout.text()).toBe('first\n');
+      expect(peer.containerIds()).toEqual([]);
     });
   });
 

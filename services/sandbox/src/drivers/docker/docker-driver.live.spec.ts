@@ -3,6 +3,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type Dockerode from 'dockerode';
 import { SANDBOX_PATH, SANDBOX_PATHS, type PreparedExec } from '../sandbox-driver';
 import { DockerDriver } from './docker-driver';
@@ -102,6 +103,31 @@ describeLive(`${DockerDriver.name} against a live Docker engine${reason ? ` [ski
 
     expect({ exit, stderr }).toEqual({ exit: { exitCode: 0, signal: null, limit: null }, stderr: '' });
     expect(JSON.parse(stdout)).toEqual({ interfaces: ['lo'], uid: 65534, root: false, tmp: true, home: true, workspace: true });
+  }, 60_000);
+
+  it('gives a command that asks for one a stdin: it gets what is written, answers while it stays open, and ends at its end', async () => {
+    const script = `
+      let read = 0;
+      process.stdin.on('data', (chunk) => { read += chunk.length; process.stdout.write(chunk); });
+      process.stdin.on('end', () => { process.stderr.write(String(read)); process.exitCode = 3; });`;
+    const running = await sut.start({ ...execOf(['node', '-e', script]), stdin: true });
+    const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n';
+    let stdout = '';
+    const answered = new Promise<void>((resolve) => {
+      running.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+        if (stdout === ping) resolve();
+      });
+    });
+    const ended = Promise.all([finished(running.stdout), text(running.stderr), running.exited]);
+
+    running.stdin!.write(ping);
+    await answered;
+    running.stdin!.end('bye\n');
+    const [, stderr, exit] = await ended;
+
+    // Nothing in front of what was written: the attach request sent no body into the stdin.
+    expect({ exit, stdout, stderr }).toEqual({ exit: { exitCode: 3, signal: null, limit: null }, stdout: `${ping}bye\n`, stderr: String(ping.length + 4) });
   }, 60_000);
 
   it('kills a command that would run on', async () => {

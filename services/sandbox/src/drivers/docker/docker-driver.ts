@@ -1,7 +1,9 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { DriverStartError, type DriverProbe, type DriverProcess, type PreparedExec, type SandboxDriver } from '../sandbox-driver';
 import { ContainerOutput } from './container-output';
+import { ContainerStdin } from './container-stdin';
 import { assertSandboxUser, DEFAULT_DOCKER_USER, dockerContainerSpec, type DockerSpecOptions } from './docker-container-spec';
 import { connectDocker, engineAddress, engineMessage, engineStatus, unreachableDetail, type DockerConnection } from './docker-engine';
 import { DockerProcess } from './docker-process';
@@ -15,6 +17,7 @@ export interface DockerDriverOptions extends DockerSpecOptions {
 /**
  * Runs each command in a fresh container of one image, never pulled here: the operator pulls
  * it (the probe says so), so an exec never waits on a registry or runs an image nobody chose.
+ * An exec that asks for a stdin (an MCP stdio server) gets the container's, on the attach stream.
  */
 export class DockerDriver implements SandboxDriver {
   readonly name = 'docker' as const;
@@ -50,20 +53,48 @@ export class DockerDriver implements SandboxDriver {
   }
 
   async start(exec: PreparedExec): Promise<DriverProcess> {
-    if (exec.stdin) throw new DriverStartError('the Docker driver does not attach a stdin to containers yet: stdio MCP servers need the bubblewrap driver');
     const container = await this.create(exec);
     let output: ContainerOutput | undefined;
+    let stdin: ContainerStdin | null = null;
     try {
       // Attached before the start: the engine keeps no output for a client that comes late.
-      const attached = (await container.attach({ stream: true, stdout: true, stderr: true, hijack: true })) as Duplex;
+      const attached = await this.attach(container, exec.stdin === true);
       output = new ContainerOutput(this.docker.modem, attached);
+      if (exec.stdin) stdin = new ContainerStdin(attached);
       await container.start();
     } catch (error) {
       output?.close();
       await container.remove({ force: true }).catch(() => undefined);
       throw new DriverStartError(`the Docker engine could not start the container: ${engineMessage(error)}`, { cause: error });
     }
-    return new DockerProcess(container, output);
+    return new DockerProcess(container, output, stdin);
+  }
+
+  /**
+   * The output (and stdin, when asked) on one connection hijacked from HTTP. Dialled here rather
+   * than through `container.attach`, which also sends its options as a JSON body: the engine
+   * hands bytes sent after the request's headers to the container's stdin, body included.
+   */
+  private attach(container: Dockerode.Container, stdin: boolean): Promise<Duplex> {
+    const modem = this.docker.modem;
+    const headers = (modem as unknown as { headers?: OutgoingHttpHeaders }).headers ?? {};
+    return new Promise((resolve, reject) => {
+      modem.dial(
+        {
+          path: `/containers/${container.id}/attach?`,
+          method: 'POST',
+          options: { stream: true, ...(stdin ? { stdin: true } : {}), stdout: true, stderr: true },
+          // An empty body that still sends the headers at once: with a stdin the request is never ended.
+          file: Buffer.alloc(0),
+          headers: { ...headers, 'Content-Type': 'text/plain' },
+          isStream: true,
+          hijack: true,
+          openStdin: stdin,
+          statusCodes: { 200: true, 404: 'no such container', 500: 'server error' },
+        },
+        (error, stream) => (error ? reject(error) : resolve(stream as Duplex)),
+      );
+    });
   }
 
   private async create(exec: PreparedExec): Promise<Dockerode.Container> {

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { ExecLimitName } from '@packetagent/contracts';
 import type Dockerode from 'dockerode';
 import type { DriverExit, DriverProcess } from '../sandbox-driver';
@@ -13,8 +13,9 @@ interface WaitAnswer {
   StatusCode: number;
 }
 
-/** A started container: its output, its end, and the kill that also removes it. */
+/** A started container: its stdin when it has one, its output, its end, and the kill that also removes it. */
 export class DockerProcess implements DriverProcess {
+  readonly stdin: Writable | null;
   readonly stdout: Readable;
   readonly stderr: Readable;
   readonly exited: Promise<DriverExit>;
@@ -25,7 +26,9 @@ export class DockerProcess implements DriverProcess {
   constructor(
     private readonly container: Dockerode.Container,
     private readonly output: ContainerOutput,
+    stdin: Writable | null = null,
   ) {
+    this.stdin = stdin;
     this.stdout = output.stdout;
     this.stderr = output.stderr;
     this.exited = this.follow(container.wait() as Promise<WaitAnswer>);
@@ -60,6 +63,8 @@ export class DockerProcess implements DriverProcess {
       throw error;
     } finally {
       this.output.close();
+      // Closed by the time the end is known: a caller learns at once that nothing more gets through.
+      this.stdin?.destroy();
     }
   }
 

@@ -68,7 +68,7 @@ export class DockerEnginePeer {
     const server = createServer();
     const peer = new DockerEnginePeer(server, dir, socketPath, options);
     server.on('request', (req, res) => void peer.handle(req, res));
-    server.on('upgrade', (req: IncomingMessage, socket: Socket) => peer.hijack(req, socket));
+    server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => peer.hijack(req, socket, head));
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socketPath, resolve));
     return peer;
   }
@@ -177,8 +177,12 @@ export class DockerEnginePeer {
     empty(res, 204);
   }
 
-  /** Attach with `Upgrade: tcp`: the engine answers 101 and the connection carries the raw frames. */
-  private hijack(req: IncomingMessage, socket: Socket): void {
+  /**
+   * Attach with `Upgrade: tcp`: the engine answers 101 and the connection carries the raw frames
+   * out and, with `stdin`, the client's raw stdin in: every byte after the request's headers (a
+   * body sent with the request too, as the engine reads it), until the client half-closes.
+   */
+  private hijack(req: IncomingMessage, socket: Socket, head: Buffer): void {
     const request = record(req, undefined);
     this.requests.push(request);
     socket.on('error', () => socket.destroy());
@@ -199,6 +203,11 @@ export class DockerEnginePeer {
     };
     socket.on('close', () => container.detach(sink));
     container.attach(sink);
+    if (!isOn(request.query, 'stdin')) return;
+    if (head.length > 0) container.writeStdin(head);
+    socket.on('data', (bytes: Buffer) => container.writeStdin(bytes));
+    // The server half stays open (allowHalfOpen): output still goes out after the client's EOF.
+    socket.on('end', () => container.closeStdin());
   }
 
   /** Attach without an upgrade: a 200 whose body carries the same frames until the container exits. */
@@ -260,9 +269,12 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+function isOn(query: Record<string, string>, name: string): boolean {
+  return query[name] === 'true' || query[name] === '1';
+}
+
 function requestedStreams(query: Record<string, string>): Set<'stdout' | 'stderr'> {
-  const on = (name: string) => query[name] === 'true' || query[name] === '1';
-  return new Set([...(on('stdout') ? (['stdout'] as const) : []), ...(on('stderr') ? (['stderr'] as const) : [])]);
+  return new Set([...(isOn(query, 'stdout') ? (['stdout'] as const) : []), ...(isOn(query, 'stderr') ? (['stderr'] as const) : [])]);
 }
 
 function withTag(image: string): string {

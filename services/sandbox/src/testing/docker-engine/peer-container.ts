@@ -9,11 +9,25 @@ export interface ScriptedChunk {
   splitAt?: number[];
 }
 
-/** What a started container does: write its output in order, then exit (or run until killed). */
+/**
+ * What a started container does: write its output in order, then exit (or run until killed, or
+ * read its stdin to the end). Its stdin is what attached clients wrote, only for a container
+ * created with OpenStdin; it ends at a client's EOF only with StdinOnce, as with the engine.
+ */
 export interface ScriptedRun {
   output?: ScriptedChunk[];
-  /** Exit status once the output is written (0 when absent), or run until a kill or a forced remove. */
-  exit?: number | 'until-killed';
+  /**
+   * Exit status once the output is written (0 when absent), run until a kill or a forced remove,
+   * or `{ atStdinEnd }`: read stdin until it ends, then exit with that status.
+   */
+  exit?: number | 'until-killed' | { atStdinEnd: number };
+  /**
+   * The output written for each chunk read from stdin (`cat` writes the chunk back); only while it
+   * runs on, as with `until-killed` or `{ atStdinEnd }`: a numeric exit comes right after the output.
+   */
+  onStdin?: (bytes: Buffer) => ScriptedChunk[];
+  /** The output written once stdin ended, before the exit. */
+  onStdinEnd?: () => ScriptedChunk[];
   /** The kernel OOM-killed a process of the container: inspect shows State.OOMKilled. */
   oomKilled?: boolean;
   /** The engine refuses the start with this message (a 400, as for a program not found without an init). */
@@ -44,6 +58,13 @@ export class PeerContainer {
   private finishedAt = '0001-01-01T00:00:00Z';
   private readonly sinks = new Set<AttachSink>();
   private readonly exitWaiters: Array<(statusCode: number) => void> = [];
+  private run: ScriptedRun = {};
+  /** What the process does, one step after the other: output, stdin chunks read, the exit. */
+  private steps: Promise<void> = Promise.resolve();
+  /** Written before the start: it waits in the stdin pipe until the process reads it. */
+  private readonly unread: Buffer[] = [];
+  private stdinState: 'open' | 'ending' | 'ended' = 'open';
+  private readonly stdinRead: Buffer[] = [];
 
   constructor(
     readonly create: ContainerCreateOptions,
@@ -70,8 +91,50 @@ export class PeerContainer {
     if (run.startError !== undefined) return run.startError;
     this.status = 'running';
     this.startedAt = new Date().toISOString();
-    void this.run(run);
+    this.run = run;
+    this.step(async () => {
+      for (const chunk of run.output ?? []) {
+        if (!this.running) return;
+        await this.write(chunk);
+      }
+    });
+    if (run.exit !== 'until-killed' && typeof run.exit !== 'object') {
+      this.step(() => {
+        this.oomKilled = run.oomKilled ?? false;
+        this.exit(typeof run.exit === 'number' ? run.exit : 0);
+      });
+    }
+    for (const bytes of this.unread.splice(0)) this.read(bytes);
+    if (this.stdinState === 'ending') this.readEnd();
     return null;
+  }
+
+  /**
+   * Bytes an attached client wrote on its stdin. The engine connects that stdin only for a
+   * container created with OpenStdin; otherwise, and once the container's stdin is closed or the
+   * container exited, they go nowhere.
+   */
+  writeStdin(bytes: Buffer): void {
+    if (this.create.OpenStdin !== true || this.stdinState !== 'open' || this.status === 'exited') return;
+    if (this.status === 'created') this.unread.push(Buffer.from(bytes));
+    else this.read(Buffer.from(bytes));
+  }
+
+  /** A client's EOF on its stdin: the engine closes the container's stdin then only with StdinOnce. */
+  closeStdin(): void {
+    if (this.create.OpenStdin !== true || this.create.StdinOnce !== true || this.stdinState !== 'open' || this.status === 'exited') return;
+    this.stdinState = 'ending';
+    if (this.running) this.readEnd();
+  }
+
+  /** What the process was given on its stdin so far (once started, and only while it ran). */
+  stdinReceived(): Buffer {
+    return Buffer.concat(this.stdinRead);
+  }
+
+  /** Whether the process saw its stdin end. */
+  get stdinEnded(): boolean {
+    return this.stdinState === 'ended';
   }
 
   /** Ends the container as the signal would; false when it is not running (the engine's 409). */
@@ -110,14 +173,35 @@ export class PeerContainer {
     };
   }
 
-  private async run(run: ScriptedRun): Promise<void> {
-    for (const chunk of run.output ?? []) {
-      if (!this.running) return;
-      await this.write(chunk);
-    }
-    if (!this.running || run.exit === 'until-killed') return;
-    this.oomKilled = run.oomKilled ?? false;
-    this.exit(run.exit ?? 0);
+  private step(action: () => void | Promise<void>): void {
+    this.steps = this.steps.then(async () => {
+      if (this.running) await action();
+    });
+  }
+
+  private read(bytes: Buffer): void {
+    this.stdinRead.push(bytes);
+    this.step(async () => {
+      for (const chunk of this.run.onStdin?.(bytes) ?? []) {
+        if (!this.running) return;
+        await this.write(chunk);
+      }
+    });
+  }
+
+  private readEnd(): void {
+    this.stdinState = 'ended';
+    this.step(async () => {
+      for (const chunk of this.run.onStdinEnd?.() ?? []) {
+        if (!this.running) return;
+        await this.write(chunk);
+      }
+      const { exit } = this.run;
+      if (typeof exit === 'object' && this.running) {
+        this.oomKilled = this.run.oomKilled ?? false;
+        this.exit(exit.atStdinEnd);
+      }
+    });
   }
 
   private async write(chunk: ScriptedChunk): Promise<void> {
