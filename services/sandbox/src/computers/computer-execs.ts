@@ -89,7 +89,6 @@ export class ComputerExecs {
   async startServer(workspaceId: string, name: string, key: { grant: string } | 'listing', argv: readonly string[], limits: ExecLimits): Promise<RemoteProcess | null> {
     const { record } = await this.store.require(workspaceId, name);
     if (record.kind === 'local') return null;
-    const ssh = record.ssh!;
     if (commandRequirement(record.policy) === 'deny') throw new DriverStartError(`${record.name}'s policy denies commands`);
     const cwd = remoteCwd('.', record.roots);
     if (!cwd.ok) throw new DriverStartError(`${record.name} has no root to start the server in: ${cwd.message}`);
