@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { BusModule, CommandBus, topology, type Topology } from '@packetagent/bus';
 import { EventRegistry, McpCommands, registerSandboxEvents } from '@packetagent/contracts';
-import { EventStoreModule, PayloadStore } from '@packetagent/eventstore';
+import { EventStoreModule } from '@packetagent/eventstore';
 import { createTestBus, createTestDatabase, testEnv, type TestBus, type TestDatabase } from '@packetagent/testing';
 import { McpCommandsHandler } from './mcp-commands.handler';
 import { testMcpHttpServer, type TestMcpHttpServer } from './mcp/testing/mcp-http-server';
@@ -54,8 +54,8 @@ describe(McpCommandsHandler.name, () => {
 
     const result = await commands.request(McpCommands.call, { workspaceId: ws, runId: 'run-bus', callKey: 'run-bus:c1', server, tool: echo, arguments: { text: 'over the bus' }, bearer: 'secret-token' }, { timeoutMs: 30_000 });
 
-    expect(result).toMatchObject({ ok: true, preview: 'over the bus', error: null });
-    expect(await app.get(PayloadStore).getJson(ws, result.result!)).toMatchObject({ content: [{ type: 'text', text: 'over the bus' }] });
+    expect(result).toMatchObject({ ok: true, preview: 'over the bus', result: null, error: null });
+    expect(result.value).toEqual({ content: [{ type: 'text', text: 'over the bus' }] });
     expect(http.authorizations).toContain('Bearer secret-token');
     expect(await commands.request(McpCommands.close, { workspaceId: ws, runId: 'run-bus' })).toEqual({ closed: 1 });
     expect(await commands.request(McpCommands.close, { workspaceId: ws, runId: 'run-bus' })).toEqual({ closed: 0 });

@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { CommandBus, topology } from '@packetagent/bus';
-import { McpCommands } from '@packetagent/contracts';
+import { MCP_INLINE_RESULT_BYTES, McpCommands } from '@packetagent/contracts';
 import { startApp } from './app-process';
 import { now, ratio, summarise, table, type Summary } from './stats';
 
@@ -18,10 +18,12 @@ export interface McpBenchOptions {
 }
 
 export interface McpResults {
-  /** `sandbox.mcp.call` as a run's call: NATS request, the session's pin and argument checks, the checked fetch, the result stored by reference, the answer. */
+  /** `sandbox.mcp.call` as a run's call: NATS request, the session's pin and argument checks, the checked fetch, the small result in the answer. */
   sandboxed: Summary;
   /** The SDK's Client with its own transport and fetch, in this process, on a warm session. */
   sdk: Summary;
+  /** The same with a result above MCP_INLINE_RESULT_BYTES, which the sandbox stores and answers by reference. */
+  large: { resultBytes: number; sandboxed: Summary; sdk: Summary };
 }
 
 async function bodyOf(request: IncomingMessage): Promise<unknown> {
@@ -80,33 +82,54 @@ export async function benchMcp(options: McpBenchOptions): Promise<McpResults> {
     if (!tool) throw new Error('the echo server did not list echo');
 
     let n = 0;
-    const sandboxed = async (): Promise<number> => {
+    let largeBytes = 0;
+    // A result of its own size in the answer, or one over the inline limit stored by reference.
+    const sandboxedWith = (textOf: () => string, byReference: boolean) => async (): Promise<number> => {
+      const text = textOf();
       const t0 = now();
-      const result = await bus.request(McpCommands.call, { workspaceId, runId: 'bench-run', callKey: `bench-run:call-${++n}`, server: spec, tool, arguments: { text: 'hello' } }, { timeoutMs: 30_000 });
+      const result = await bus.request(McpCommands.call, { workspaceId, runId: 'bench-run', callKey: `bench-run:call-${++n}`, server: spec, tool, arguments: { text } }, { timeoutMs: 30_000 });
       const ms = now() - t0;
-      if (!result.ok || result.preview !== 'hello') throw new Error(`the call through the sandbox answered ${JSON.stringify(result.error)}`);
+      if (!result.ok || result.preview !== text) throw new Error(`the call through the sandbox answered ${JSON.stringify(result.error)}`);
+      if ((result.result !== null) !== byReference) throw new Error(`the sandbox answered a ${result.bytes}-byte result ${result.result ? 'by reference' : 'inline'}`);
+      if (byReference) largeBytes = result.bytes;
       return ms;
     };
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-    const sdk = async (): Promise<number> => {
+    const sdkWith = (textOf: () => string) => async (): Promise<number> => {
+      const text = textOf();
       const t0 = now();
-      const result = await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+      const result = await client.callTool({ name: 'echo', arguments: { text } });
       const ms = now() - t0;
       if (result.isError) throw new Error('the SDK call failed');
       return ms;
     };
+    const sandboxed = sandboxedWith(() => 'hello', false);
+    const sdk = sdkWith(() => 'hello');
+    // A different large result each call, so each is stored anew rather than found already there.
+    let distinct = 0;
+    const largeText = () => `${String(++distinct).padStart(8, '0')}${'x'.repeat(2 * MCP_INLINE_RESULT_BYTES)}`;
 
-    const measure = async (op: () => Promise<number>, count: number) => {
-      const samples: number[] = [];
-      for (let i = 0; i < count; i++) samples.push(await op());
-      return samples;
+    // Blocks of each path in turn, so the drift of a shared machine meets both alike while each runs warm.
+    const alternate = async (sdkOp: () => Promise<number>, sandboxOp: () => Promise<number>, count: number) => {
+      const alone: number[] = [];
+      const through: number[] = [];
+      const block = Math.max(1, Math.ceil(count / 10));
+      for (let done = 0; done < count; done += block) {
+        for (let i = done; i < Math.min(count, done + block); i++) alone.push(await sdkOp());
+        for (let i = done; i < Math.min(count, done + block); i++) through.push(await sandboxOp());
+      }
+      return { alone, through };
     };
-    await measure(sdk, options.warmup);
-    await measure(sandboxed, options.warmup);
-    const alone = await measure(sdk, options.count);
-    const through = await measure(sandboxed, options.count);
+    await alternate(sdk, sandboxed, options.warmup);
+    const small = await alternate(sdk, sandboxed, options.count);
+    await alternate(sdkWith(largeText), sandboxedWith(largeText, true), options.warmup);
+    const large = await alternate(sdkWith(largeText), sandboxedWith(largeText, true), options.count);
     await bus.request(McpCommands.close, { workspaceId, runId: 'bench-run' });
-    return { sandboxed: summarise(through), sdk: summarise(alone) };
+    return {
+      sandboxed: summarise(small.through),
+      sdk: summarise(small.alone),
+      large: { resultBytes: largeBytes, sandboxed: summarise(large.through), sdk: summarise(large.alone) },
+    };
   } finally {
     await client.close().catch(() => undefined);
     await app.stop();
@@ -115,13 +138,15 @@ export async function benchMcp(options: McpBenchOptions): Promise<McpResults> {
 }
 
 export function printMcp(mcp: McpResults): void {
-  process.stdout.write('\n(j) MCP: an echo tool call one at a time over Streamable HTTP to a local server (the SDK\'s McpServer), warm sessions, through the sandbox service as a run\'s call (NATS request, pin and argument checks, the address-checked fetch, the result stored by reference) and with the SDK\'s Client alone in this process\n');
+  process.stdout.write('\n(j) MCP: an echo tool call one at a time over Streamable HTTP to a local server (the SDK\'s McpServer), warm sessions, the two paths in alternating blocks of a tenth: through the sandbox service as a run\'s call (NATS request, pin and argument checks, the address-checked fetch, a small result in the answer, a large one stored by reference) and with the SDK\'s Client alone in this process\n');
   process.stdout.write(
     table(
       ['path', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs SDK'],
       [
-        ['through the sandbox', mcp.sandboxed.count, mcp.sandboxed.p50, mcp.sandboxed.p99, mcp.sandboxed.max, ratio(mcp.sandboxed.p50, mcp.sdk.p50)],
+        ['through the sandbox (result inline)', mcp.sandboxed.count, mcp.sandboxed.p50, mcp.sandboxed.p99, mcp.sandboxed.max, ratio(mcp.sandboxed.p50, mcp.sdk.p50)],
         ['SDK Client alone', mcp.sdk.count, mcp.sdk.p50, mcp.sdk.p99, mcp.sdk.max, '1.00x'],
+        [`${mcp.large.resultBytes}-byte result through the sandbox (by reference)`, mcp.large.sandboxed.count, mcp.large.sandboxed.p50, mcp.large.sandboxed.p99, mcp.large.sandboxed.max, ratio(mcp.large.sandboxed.p50, mcp.large.sdk.p50)],
+        [`${mcp.large.resultBytes}-byte result, SDK Client alone`, mcp.large.sdk.count, mcp.large.sdk.p50, mcp.large.sdk.p99, mcp.large.sdk.max, '1.00x'],
       ],
     ),
   );

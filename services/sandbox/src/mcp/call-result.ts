@@ -1,4 +1,4 @@
-import { McpErrorCodes, payloadContent, type JsonValue, type McpCallResult } from '@packetagent/contracts';
+import { MCP_INLINE_RESULT_BYTES, McpErrorCodes, parsePayload, payloadContent, type JsonValue, type McpCallResult } from '@packetagent/contracts';
 import type { PayloadStore } from '@packetagent/eventstore';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { outputText } from '../exec/output-capture';
@@ -28,10 +28,11 @@ export function previewOf(result: CallToolResult, previewBytes: number): string 
 }
 
 /**
- * Stores the whole result by reference and answers the call's result. A result whose canonical
- * form is over the server's maxResultBytes (or the payload store's limit) is refused, not cut.
+ * The call's answer with the whole result: inline when its canonical form is at most
+ * MCP_INLINE_RESULT_BYTES, else stored and answered by reference. A result whose canonical form
+ * is over the server's maxResultBytes (or the payload store's limit) is refused, not cut.
  */
-export async function storeCallResult(
+export async function answerWithResult(
   payloads: PayloadStore,
   workspaceId: string,
   server: { name: string; maxResultBytes: number },
@@ -49,13 +50,16 @@ export async function storeCallResult(
   if (content.size > limit) {
     throw new McpCallError(McpErrorCodes.resultTooLarge, `${server.name} answered with a result of ${content.size} bytes, above the limit of ${limit} bytes${limit < server.maxResultBytes ? ' (the payload store\'s)' : ''}`);
   }
-  const ref = await payloads.put(workspaceId, content);
+  // A small result costs more to store than to carry: the answer holds it, and no reference can dangle.
+  const inline = content.size <= MCP_INLINE_RESULT_BYTES;
+  const ref = inline ? null : await payloads.put(workspaceId, content);
   const preview = previewOf(result, previewBytes);
   const failed = result.isError === true;
   return {
     ok: !failed,
     preview,
     result: ref,
+    ...(inline ? { value: parsePayload(content.bytes) } : {}),
     bytes: content.size,
     error: failed ? { code: McpErrorCodes.toolError, message: preview || `${server.name} flagged the result as an error without text` } : null,
     durationMs: Math.max(0, Math.round(performance.now() - startedAt)),

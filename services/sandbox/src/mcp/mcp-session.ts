@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { checkArguments } from './argument-check';
-import { storeCallResult } from './call-result';
+import { answerWithResult } from './call-result';
 import { currentGuard, guarded, type CallGuard } from './call-guard';
 import { isProtocolViolation, McpCallError, toMcpCallError } from './mcp-call-error';
 import { checkPin, listAllTools, type ListedTools } from './pinned-tools';
@@ -84,7 +84,7 @@ export class McpSession {
         phase.current = 'tools/call';
         return this.client.callTool({ name: tool.name, arguments: args }, CallToolResultSchema, { signal: guard.signal, timeout: this.spec.timeoutMs + SDK_TIMEOUT_SLACK_MS });
       });
-      return await storeCallResult(this.context.payloads, this.place.workspaceId, this.spec, result as Parameters<typeof storeCallResult>[3], startedAt, this.context.previewBytes);
+      return await answerWithResult(this.context.payloads, this.place.workspaceId, this.spec, result as Parameters<typeof answerWithResult>[3], startedAt, this.context.previewBytes);
     } catch (error) {
       const failure = toMcpCallError(error, this.spec.name);
       return { ok: false, preview: '', result: null, bytes: 0, error: { code: failure.code, message: failure.message }, durationMs: Math.max(0, Math.round(performance.now() - startedAt)) };

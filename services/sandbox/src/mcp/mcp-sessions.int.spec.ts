@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:net';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McpServerSpecSchema, mcpToolDigest, type JsonValue, type McpServerSpec, type PinnedMcpTool } from '@packetagent/contracts';
+import { canonicalJson, MCP_INLINE_RESULT_BYTES, McpServerSpecSchema, mcpToolDigest, type JsonValue, type McpServerSpec, type PinnedMcpTool } from '@packetagent/contracts';
 import { PostgresPayloadStore } from '@packetagent/eventstore';
 import { createTestDatabase, eventually, hostProcesses, type TestDatabase } from '@packetagent/testing';
 import { BubblewrapDriver } from '../drivers/bubblewrap/bubblewrap-driver';
@@ -69,17 +69,30 @@ describe(McpSessions.name, () => {
       expect(listed.tools.map((tool) => tool.name).sort()).toEqual(['bad_shape', 'big', 'connect', 'count', 'echo', 'fail', 'garbage', 'hang']);
     });
 
-    it('calls a pinned tool, stores the whole result by reference and sends the bearer', async () => {
+    it('calls a pinned tool, answers a small result whole and sends the bearer', async () => {
       const tools = await pinned();
       http.authorizations.length = 0;
 
       const result = await call({ runId: nextRun(), tool: tools['echo']!, arguments: { text: 'hello' }, bearer: 'token-1' });
 
-      expect(result).toMatchObject({ ok: true, preview: 'hello', error: null });
-      expect(await payloads.getJson(ws, result.result!)).toMatchObject({ content: [{ type: 'text', text: 'hello' }] });
-      expect(result.bytes).toBe(result.result!.$payload.size);
+      expect(result).toMatchObject({ ok: true, preview: 'hello', result: null, error: null });
+      expect(result.value).toEqual({ content: [{ type: 'text', text: 'hello' }] });
+      expect(result.bytes).toBe(Buffer.byteLength(canonicalJson(result.value!), 'utf8'));
       expect(http.authorizations.length).toBeGreaterThan(0);
       expect(new Set(http.authorizations)).toEqual(new Set(['Bearer token-1']));
+    });
+
+    it('stores a result above MCP_INLINE_RESULT_BYTES and answers it by reference', async () => {
+      const tools = await pinned();
+      const text = 'x'.repeat(MCP_INLINE_RESULT_BYTES);
+
+      const result = await call({ runId: nextRun(), tool: tools['echo']!, arguments: { text } });
+
+      expect(result).toMatchObject({ ok: true, preview: text, error: null });
+      expect(result.value).toBeUndefined();
+      expect(await payloads.getJson(ws, result.result!)).toEqual({ content: [{ type: 'text', text }] });
+      expect(result.bytes).toBe(result.result!.$payload.size);
+      expect(result.bytes).toBeGreaterThan(MCP_INLINE_RESULT_BYTES);
     });
 
     it('reuses the run\'s session and answers a repeated call key with the first result', async () => {
@@ -138,7 +151,7 @@ describe(McpSessions.name, () => {
       const result = await call({ runId: nextRun(), tool: tools['fail']!, arguments: {} });
 
       expect(result).toMatchObject({ ok: false, preview: 'the disk is full', error: { code: 'mcp_tool_error', message: 'the disk is full' } });
-      expect(result.result).not.toBeNull();
+      expect(result.value).toMatchObject({ isError: true, content: [{ type: 'text', text: 'the disk is full' }] });
     });
 
     it('refuses a 20 MB result while it arrives', async () => {

@@ -86,4 +86,19 @@ describe('mcp tool', () => {
     expect(failed).toMatchObject({ ok: false, error: { code: 'mcp_timeout', message: 'no answer in 60000 ms' } });
     expect(await sut.execute(planned, allowFor(planned), contextFor({ mcp: catalogue }))).toMatchObject({ ok: false, error: { code: 'credential_unavailable' } });
   });
+
+  it('keeps a small result whole in the output and a large one by its reference', async () => {
+    const catalogue = new McpCatalogue([server({}, tools)], ['tracker/*']);
+    const planned = new ToolRegistry().plan('call-1', 'tracker__create_issue', { title: 'Broken build' }, catalogue);
+    const whole = { content: [{ type: 'text', text: 'created #12' }] };
+    const ref = { $payload: { digest: 'a'.repeat(64), size: 4096, mediaType: 'application/json' as const } };
+
+    const small = await new ToolRegistry({ mcp: recordingPort({ ...answered, value: whole }) }).execute(planned, allowFor(planned), contextFor({ mcp: catalogue }));
+    const large = await new ToolRegistry({ mcp: recordingPort({ ...answered, result: ref, bytes: 4096 }) }).execute(planned, allowFor(planned), contextFor({ mcp: catalogue }));
+
+    expect(small).toMatchObject({ ok: true, output: { preview: 'created #12', value: whole } });
+    expect(small.output).not.toHaveProperty('result');
+    expect(large).toMatchObject({ ok: true, output: { preview: 'created #12', result: { digest: 'a'.repeat(64), size: 4096 } } });
+    expect(large.output).not.toHaveProperty('value');
+  });
 });

@@ -1,4 +1,4 @@
-import { mcpServerCredential, McpServerNameSchema, McpToolNameSchema, type JsonObject, type McpCallResult, type ParsedMcpServerSpec } from '@packetagent/contracts';
+import { mcpServerCredential, McpServerNameSchema, McpToolNameSchema, type JsonObject, type JsonValue, type McpCallResult, type ParsedMcpServerSpec } from '@packetagent/contracts';
 import type { CatalogueServer } from '../../mcp/mcp-catalogue';
 import { z } from 'zod';
 import { failure, type BuiltinTool } from '../../internal/builtin';
@@ -16,6 +16,8 @@ export type McpArgs = z.output<typeof ArgsSchema>;
 function callOutput(result: McpCallResult): JsonObject {
   const output: JsonObject = { ok: result.ok, preview: result.preview, bytes: result.bytes, durationMs: result.durationMs };
   if (result.result) output['result'] = { digest: result.result.$payload.digest, size: result.result.$payload.size };
+  // A small result travels whole and stays whole in the run's record, with no reference to resolve.
+  if (result.value !== undefined) output['value'] = result.value as JsonValue;
   if (result.error) output['error'] = result.error;
   return output;
 }
