@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { Readable } from 'node:stream';
 import { McpErrorCodes } from '@packetagent/contracts';
 import { CHECKED_FETCH_METHODS, checkedStream, type CheckedFetchMethod, type HostResolver } from '@packetagent/tools';
@@ -14,6 +16,23 @@ export interface CheckedMcpFetchOptions {
   /** Read at every request, so a refreshed token is used from the next one on. */
   bearer: () => string | undefined;
   resolveHost?: HostResolver;
+  /** Keep-alive agents of the session, so its requests reuse their connections (each still address-checked). */
+  agents?: SessionAgents;
+}
+
+/** One session's keep-alive connections to its server, closed with the session. */
+export class SessionAgents {
+  readonly http = new http.Agent({ keepAlive: true });
+  readonly https = new https.Agent({ keepAlive: true });
+
+  for(url: string): http.Agent {
+    return url.startsWith('https:') ? this.https : this.http;
+  }
+
+  destroy(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
 }
 
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
@@ -67,6 +86,7 @@ export function checkedMcpFetch(options: CheckedMcpFetchOptions): (url: string |
       allowPrivate: options.allowPrivate,
       ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
       ...(signals.length ? { signal: AbortSignal.any(signals) } : {}),
+      ...(options.agents ? { agent: options.agents.for(url instanceof URL ? url.href : url) } : {}),
     });
     const tooLarge = (error: unknown) => {
       if ((error as { code?: unknown }).code !== 'response_too_large') return;

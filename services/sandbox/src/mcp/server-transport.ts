@@ -6,7 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { DriverSelection } from '../drivers/driver-selection';
 import { SANDBOX_PATH, SANDBOX_PATHS } from '../drivers/sandbox-driver';
 import type { ResolvedSandboxOptions } from '../sandbox.options';
-import { checkedMcpFetch } from './checked-mcp-fetch';
+import { checkedMcpFetch, SessionAgents } from './checked-mcp-fetch';
 import { McpCallError, toMcpCallError } from './mcp-call-error';
 import { SandboxedStdioTransport } from './sandboxed-stdio-transport';
 import type { ComputerExecs } from '../computers/computer-execs';
@@ -45,8 +45,9 @@ export interface TransportPlan {
 export async function openTransport(spec: ParsedMcpServerSpec, context: TransportContext, plan: TransportPlan): Promise<Transport> {
   const maxMessageBytes = spec.maxResultBytes + ENVELOPE_BYTES;
   if (spec.transport === 'http') {
-    return new StreamableHTTPClientTransport(new URL(spec.url), {
-      fetch: checkedMcpFetch({ server: spec.name, allowPrivate: context.options.allowPrivate, maxResponseBytes: maxMessageBytes, timeoutMs: spec.timeoutMs, bearer: plan.bearer, ...(context.resolveHost ? { resolveHost: context.resolveHost } : {}) }),
+    const agents = new SessionAgents();
+    return new SessionHttpTransport(agents, new URL(spec.url), {
+      fetch: checkedMcpFetch({ server: spec.name, allowPrivate: context.options.allowPrivate, maxResponseBytes: maxMessageBytes, timeoutMs: spec.timeoutMs, bearer: plan.bearer, agents, ...(context.resolveHost ? { resolveHost: context.resolveHost } : {}) }),
       // A broken answer stream fails its request here; it is not resumed behind the caller's back.
       reconnectionOptions: { initialReconnectionDelay: 1_000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 0 },
     });
@@ -92,3 +93,20 @@ async function startOnComputer(spec: ParsedMcpServerSpec & { transport: 'stdio';
   }
 }
 
+/** Streamable HTTP whose keep-alive connections end with the session. */
+class SessionHttpTransport extends StreamableHTTPClientTransport {
+  constructor(
+    private readonly agents: SessionAgents,
+    ...rest: ConstructorParameters<typeof StreamableHTTPClientTransport>
+  ) {
+    super(...rest);
+  }
+
+  override async close(): Promise<void> {
+    try {
+      await super.close();
+    } finally {
+      this.agents.destroy();
+    }
+  }
+}

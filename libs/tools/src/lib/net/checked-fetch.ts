@@ -22,6 +22,12 @@ export interface CheckedFetchRequest {
   /** Every A and AAAA answer for a host name; the system resolver when absent. */
   resolveHost?: HostResolver;
   signal?: AbortSignal;
+  /**
+   * checkedStream only: a keep-alive agent of the caller's (an http.Agent for http URLs, an
+   * https.Agent for https ones) whose connections later requests may reuse. Each request's
+   * addresses are still checked, and the connection it gets must be to the address checked.
+   */
+  agent?: import('node:http').Agent;
 }
 
 export interface CheckedFetchResponse extends HttpResponse {

@@ -39,7 +39,7 @@ export async function checkedStream(request: CheckedFetchRequest): Promise<Check
         path: `${url.pathname}${url.search}`,
         method: request.method,
         headers,
-        agent: false,
+        agent: request.agent ?? false,
         lookup: pinnedLookup(pinned),
         ...(url.protocol === 'https:' && isIP(host) === 0 ? { servername: host } : {}),
       });
