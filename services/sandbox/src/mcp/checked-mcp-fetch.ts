@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { McpErrorCodes } from '@packetagent/contracts';
-import { CHECKED_FETCH_METHODS, checkedStream, type CheckedFetchMethod, type HostResolver } from '@packetagent/tools';
+import { CHECKED_FETCH_METHODS, checkedStream, fetchRequestHeaders, fetchResponseHeaders, NULL_BODY_STATUSES, type CheckedFetchMethod, type HostResolver } from '@packetagent/tools';
 import { currentGuard } from './call-guard';
 import { McpCallError } from './mcp-call-error';
 
@@ -35,30 +35,11 @@ export class SessionAgents {
   }
 }
 
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
-
-function headersOf(init: RequestInit | undefined): Record<string, string> {
-  const headers: Record<string, string> = {};
-  new Headers(init?.headers).forEach((value, name) => {
-    headers[name] = value;
-  });
-  return headers;
-}
-
 function bodyOf(body: RequestInit['body']): Buffer | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
   if (body instanceof Uint8Array) return Buffer.from(body);
   throw new TypeError('the MCP transport sent a body that is not a string');
-}
-
-function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(raw)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.set(name, value);
-  }
-  return headers;
 }
 
 /**
@@ -72,7 +53,7 @@ export function checkedMcpFetch(options: CheckedMcpFetchOptions): (url: string |
     const guard = currentGuard.getStore();
     const method = (init?.method ?? 'GET').toUpperCase();
     if (!(CHECKED_FETCH_METHODS as readonly string[]).includes(method)) throw new TypeError(`the MCP transport asked for the method ${method}`);
-    const headers = headersOf(init);
+    const headers = fetchRequestHeaders(init);
     const bearer = options.bearer();
     if (bearer) headers['authorization'] = `Bearer ${bearer}`;
     const signals = [init?.signal, guard?.signal].filter((signal): signal is AbortSignal => !!signal);
@@ -100,6 +81,6 @@ export function checkedMcpFetch(options: CheckedMcpFetchOptions): (url: string |
     response.body.on('error', tooLarge);
     const body = NULL_BODY_STATUSES.has(response.status) ? null : (Readable.toWeb(response.body) as ReadableStream<Uint8Array>);
     if (!body) response.body.destroy();
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: responseHeaders(response.headers) });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: fetchResponseHeaders(response.headers) });
   };
 }

@@ -8,7 +8,27 @@ export interface CheckedFetchLikeOptions {
   resolveHost?: HostResolver;
 }
 
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+/** Statuses whose answers have no body (a Response refuses one). */
+export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 204, 205, 304]);
+
+/** A fetch request's headers as a plain record, names lower-cased. */
+export function fetchRequestHeaders(init: RequestInit | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  new Headers(init?.headers).forEach((value, name) => {
+    headers[name] = value;
+  });
+  return headers;
+}
+
+/** Node's response headers as a fetch Headers, repeated ones kept. */
+export function fetchResponseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  return headers;
+}
 
 function requestBody(body: RequestInit['body']): Buffer | undefined {
   if (body === undefined || body === null) return undefined;
@@ -27,10 +47,7 @@ export function checkedFetchLike(options: CheckedFetchLikeOptions): (url: string
   return async (url, init) => {
     const method = (init?.method ?? 'GET').toUpperCase();
     if (!(CHECKED_FETCH_METHODS as readonly string[]).includes(method)) throw new TypeError(`the method ${method} is not sent`);
-    const headers: Record<string, string> = {};
-    new Headers(init?.headers).forEach((value, name) => {
-      headers[name] = value;
-    });
+    const headers = fetchRequestHeaders(init);
     if (init?.body instanceof URLSearchParams && !headers['content-type']) headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
     const response = await checkedFetch({
       url: url instanceof URL ? url.href : url,
@@ -43,11 +60,7 @@ export function checkedFetchLike(options: CheckedFetchLikeOptions): (url: string
       ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
       ...(init?.signal ? { signal: init.signal } : {}),
     });
-    const answerHeaders = new Headers();
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (Array.isArray(value)) for (const item of value) answerHeaders.append(name, item);
-      else if (value !== undefined) answerHeaders.set(name, value);
-    }
+    const answerHeaders = fetchResponseHeaders(response.headers);
     // The body is already decoded: a content-encoding left on it would be decoded twice.
     answerHeaders.delete('content-encoding');
     answerHeaders.delete('content-length');
