@@ -38,7 +38,6 @@ interface Attention {
  * token, refreshed when it expires mid-run, and a refused refresh told to a person while the run waits.
  */
 describe('MCP servers with OAuth', () => {
-  jest.setTimeout(180_000);
   let peer: OAuthMcpServer;
   let env: ExecutionApp;
 
@@ -105,10 +104,10 @@ describe('MCP servers with OAuth', () => {
     const [waiting] = await eventually(async () => {
       const open = (await attentionOf(runId)).filter((item) => item.state === 'open');
       return open.length > 0 && open;
-    }, { timeoutMs: 60_000, what: 'the second call to wait for approval' });
+    }, { timeoutMs: 20_000, what: 'the second call to wait for approval' });
     await eventually(() => Date.now() > connected.expiresAt * 1000 + 100, { timeoutMs: (SHORT_LIFETIME_SECONDS + 5) * 1000, what: 'the connected token to expire' });
     await approve(waiting!.id);
-    expect(await env.waitForState(runId, TERMINAL_RUN_STATES, 60_000)).toBe('succeeded');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES, 20_000)).toBe('succeeded');
 
     expect(peer.callTokens).toHaveLength(2);
     const [first, second] = peer.callTokens;
@@ -138,10 +137,10 @@ describe('MCP servers with OAuth', () => {
     const [asked] = await eventually(async () => {
       const found = (await attentionOf(runId)).filter((item) => item.arguments.kind === 'credential_reconnect');
       return found.length > 0 && found;
-    }, { timeoutMs: 60_000, what: 'a person to be asked to connect the server again' });
+    }, { timeoutMs: 20_000, what: 'a person to be asked to connect the server again' });
     expect(asked!.state).toBe('open');
     expect(asked!.arguments.evidence).toMatchObject({ credential: 'wiki_oauth', reason: expect.stringContaining('invalid_grant') });
-    expect(await env.waitForState(runId, ['waiting'], 30_000)).toBe('waiting');
+    expect(await env.waitForState(runId, ['waiting'], 10_000)).toBe('waiting');
     const waited = (await env.events(runId)).filter((event) => event.type === 'run.waiting').at(-1);
     expect(waited?.data).toMatchObject({ reason: 'reconnect', attentionId: asked!.id });
     expect(peer.stats.toolCalls).toBe(callsBefore);
@@ -150,7 +149,7 @@ describe('MCP servers with OAuth', () => {
     peer.refuseRefresh = false;
     peer.accessTokenLifetimeSeconds = 3600;
     await connect('wiki_oauth');
-    expect(await env.waitForState(runId, TERMINAL_RUN_STATES, 60_000)).toBe('succeeded');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES, 20_000)).toBe('succeeded');
     expect(peer.stats.toolCalls).toBe(callsBefore + 1);
     expect(peer.callTokens.at(-1)).toBe(peer.issued.find((issued) => issued.via === 'code' && issued.accessToken === peer.callTokens.at(-1))?.accessToken);
     const answered = (await attentionOf(runId)).find((item) => item.id === asked!.id);

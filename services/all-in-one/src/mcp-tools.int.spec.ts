@@ -23,7 +23,6 @@ triggers:
 
 /** Workers call tools of a real MCP server (the official SDK on both sides) under grants, pins, receipts and approvals. */
 describe('MCP tools in a run', () => {
-  jest.setTimeout(120_000);
   const tracker = new Tracker();
   let env: ExecutionApp;
 
@@ -49,7 +48,7 @@ describe('MCP tools in a run', () => {
     expect(versions.rows[0]!.definition.mcp[0]!.tools.map((tool) => tool.name).sort()).toEqual(['create_issue', 'delete_issue', 'list_issues']);
 
     const runId = await env.startRun(deploymentId);
-    expect(await env.waitForState(runId, TERMINAL_RUN_STATES, 60_000)).toBe('succeeded');
+    expect(await env.waitForState(runId, TERMINAL_RUN_STATES, 25_000)).toBe('succeeded');
     expect(tracker.issues).toEqual(['Broken build']);
     expect(await decisions(runId)).toEqual([
       ['tracker/create_issue', 'allow', 'granted'],
@@ -70,7 +69,7 @@ describe('MCP tools in a run', () => {
     tracker.withCloseTool = true;
     try {
       const runId = await env.startRun(deploymentId);
-      await env.waitForState(runId, TERMINAL_RUN_STATES, 60_000);
+      await env.waitForState(runId, TERMINAL_RUN_STATES, 25_000);
       const events = JSON.stringify(await env.events(runId));
       expect(events).toContain("not a tool this run's version pinned");
       expect((await env.events(runId)).some((event) => event.type === 'run.tool_decided')).toBe(false);
@@ -83,7 +82,7 @@ describe('MCP tools in a run', () => {
     env.writeScript('destructive', `turns:\n  - toolCalls: [{ name: tracker__delete_issue, arguments: { number: 1 } }]\n  - toolCalls: [${FINISH}]\n`);
     const deploymentId = await env.deploy(worker('destructive', tracker.url, '[{ tool: "mcp:tracker/delete_issue", approval: never }]'));
     const runId = await env.startRun(deploymentId);
-    await eventually(async () => (await decisions(runId)).some(([, decision]) => decision === 'approval_required'), { timeoutMs: 60_000, what: 'the destructive call to wait for approval' });
+    await eventually(async () => (await decisions(runId)).some(([, decision]) => decision === 'approval_required'), { timeoutMs: 25_000, what: 'the destructive call to wait for approval' });
     expect(tracker.issues).toEqual(['Broken build']);
     expect((await env.sut.request('POST', `/api/v1/workspaces/${env.ws}/runs/${runId}/stop`, { body: {}, headers: bearer(env.owner) })).status).toBe(200);
   });

@@ -1,3 +1,4 @@
+import { eventually } from '@packetagent/testing';
 import { ExitCode } from '../errors';
 import { CliApi } from '../testing/cli-api.testkit';
 import { mcpConnect, mcpConnections } from './mcp-connect';
@@ -45,11 +46,6 @@ function connection(fields: Record<string, unknown> = {}) {
   };
 }
 
-/** Resolves once `condition` holds, checking every few milliseconds. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
 describe(mcpConnect.name, () => {
   let api: CliApi;
   const requests = () => api.seen.map((request) => `${request.method} ${request.url}`);
@@ -74,7 +70,7 @@ describe(mcpConnect.name, () => {
     api.json('GET', CONNECTIONS, 200, { items: [connection({ state: 'reconnect_required', reason: 'invalid_grant: the refresh token was revoked', expiresAt: null })] });
 
     const running = api.cli(['mcp', 'connect', 'issue-triage', 'tracker']);
-    await until(() => requests().includes(`POST ${CONNECTIONS}`));
+    await eventually(() => requests().includes(`POST ${CONNECTIONS}`), { intervalMs: 5, what: 'the connection to be posted' });
     api.json('GET', CONNECTIONS, 200, { items: [connection({ version: 2, connectedAt: '2026-12-01T10:01:00.000Z' })] });
     const answer = await running;
 
@@ -127,7 +123,7 @@ describe(mcpConnect.name, () => {
     api.json('GET', CONNECTIONS, 200, { items: [] });
 
     const running = api.cli(['--json', 'mcp', 'connect', 'issue-triage', 'tracker']);
-    await until(() => requests().includes(`POST ${CONNECTIONS}`));
+    await eventually(() => requests().includes(`POST ${CONNECTIONS}`), { intervalMs: 5, what: 'the connection to be posted' });
     api.json('GET', CONNECTIONS, 200, { items: [connection({ expiresAt: null })] });
     const answer = await running;
 
