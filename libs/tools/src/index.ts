@@ -4,7 +4,7 @@ export { DEFAULT_TOOLS_CONFIG, ToolsConfigSchema, toolsConfig } from './lib/conf
 export { ToolAbortedError, ToolArgumentsError, ToolNotAuthorizedError } from './lib/errors';
 export { forbiddenAddressReason } from './lib/net/address-policy';
 export { checkedStream, type CheckedStreamResponse } from './lib/net/checked-stream';
-export { checkedFetchLike, fetchRequestHeaders, fetchResponseHeaders, NULL_BODY_STATUSES, type CheckedFetchLikeOptions } from './lib/net/checked-fetch-like';
+export { checkedFetchLike, fetchRequestBody, fetchRequestHeaders, fetchResponseHeaders, NULL_BODY_STATUSES, type CheckedFetchLikeOptions } from './lib/net/checked-fetch-like';
 export { CHECKED_FETCH_METHODS, checkedFetch, CheckedFetchError, type CheckedFetchErrorCode, type CheckedFetchMethod, type CheckedFetchRequest, type CheckedFetchResponse } from './lib/net/checked-fetch';
 export { runBranch } from './lib/builtins/git/git.tool';
 export type {

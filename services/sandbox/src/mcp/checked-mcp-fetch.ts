@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { McpErrorCodes } from '@packetagent/contracts';
-import { CHECKED_FETCH_METHODS, checkedStream, fetchRequestHeaders, fetchResponseHeaders, NULL_BODY_STATUSES, type CheckedFetchMethod, type HostResolver } from '@packetagent/tools';
+import { CHECKED_FETCH_METHODS, checkedStream, fetchRequestBody, fetchRequestHeaders, fetchResponseHeaders, NULL_BODY_STATUSES, type CheckedFetchMethod, type HostResolver } from '@packetagent/tools';
 import { currentGuard } from './call-guard';
 import { McpCallError } from './mcp-call-error';
 
@@ -35,13 +35,6 @@ export class SessionAgents {
   }
 }
 
-function bodyOf(body: RequestInit['body']): Buffer | undefined {
-  if (body === undefined || body === null) return undefined;
-  if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  if (body instanceof Uint8Array) return Buffer.from(body);
-  throw new TypeError('the MCP transport sent a body that is not a string');
-}
-
 /**
  * The `fetch` the SDK's Streamable HTTP transport uses: every request through checkedStream
  * (each resolved address checked, the connection pinned to it, public addresses only unless
@@ -61,7 +54,7 @@ export function checkedMcpFetch(options: CheckedMcpFetchOptions): (url: string |
       url: url instanceof URL ? url.href : url,
       method: method as CheckedFetchMethod,
       headers,
-      body: bodyOf(init?.body),
+      body: fetchRequestBody(init?.body),
       maxResponseBytes: options.maxResponseBytes,
       timeoutMs: options.timeoutMs,
       allowPrivate: options.allowPrivate,

@@ -30,7 +30,8 @@ export function fetchResponseHeaders(raw: Record<string, string | string[] | und
   return headers;
 }
 
-function requestBody(body: RequestInit['body']): Buffer | undefined {
+/** A fetch request's body as bytes: strings, form parameters and byte arrays, nothing streamed. */
+export function fetchRequestBody(body: RequestInit['body']): Buffer | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
   if (body instanceof URLSearchParams) return Buffer.from(body.toString(), 'utf8');
@@ -53,7 +54,7 @@ export function checkedFetchLike(options: CheckedFetchLikeOptions): (url: string
       url: url instanceof URL ? url.href : url,
       method: method as CheckedFetchMethod,
       headers,
-      body: requestBody(init?.body),
+      body: fetchRequestBody(init?.body),
       maxResponseBytes: options.maxResponseBytes,
       timeoutMs: options.timeoutMs,
       allowPrivate: options.allowPrivate,
