@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { roleHasPermission, ROLES, runControlStreamId, runStreamId, type Permission, type Role } from '@packetagent/contracts';
 import { webhookSignature } from '@packetagent/intake';
+import { eventually } from '@packetagent/testing';
 import { bearer, startTestApp, type Answer, type TestApp } from './testing/app.testkit';
 
 const EXAMPLE = readFileSync(join(__dirname, '../../../examples/release-audit.worker.yaml'), 'utf8');
@@ -200,6 +201,63 @@ describe('control plane over HTTP', () => {
       expect(refused.body).toMatchObject({ code: 'deployment_revoked', detail: expect.stringContaining('retired') });
     });
 
+    it('creates one deployment for one idempotency key, answering a retry with 200 and a reuse for another version with 409', async () => {
+      const { workerId } = await applyExample('keyed');
+      const create = (version: number | undefined, key: string) =>
+        sut.request<{ id: string; created: boolean; webhooks: unknown[]; code: string }>('POST', api('/deployments'), {
+          body: { workerId, ...(version ? { version } : {}) },
+          headers: { ...bearer(owner), 'idempotency-key': key },
+        });
+
+      const [first, retried] = await Promise.all([create(1, 'deploy-keyed-1'), create(1, 'deploy-keyed-1')]);
+      await sut.request('POST', api(`/workers/${workerId}/versions`), {
+        raw: EXAMPLE.replace('name: release-audit', 'name: keyed').replace('Verifies release evidence', 'Verifies release evidence again'),
+        headers: { ...bearer(owner), ...yaml },
+      });
+      const reused = await create(2, 'deploy-keyed-1');
+
+      expect([first.status, retried.status].sort()).toEqual([200, 201]);
+      expect(retried.body.id).toBe(first.body.id);
+      expect([first.body, retried.body].filter((answer) => answer.created)).toHaveLength(1);
+      expect(reused.status).toBe(409);
+      expect(reused.body.code).toBe('idempotency_key_conflict');
+      const listed = await sut.request<{ items: unknown[] }>('GET', api(`/deployments?workerId=${workerId}`), { headers: bearer(owner) });
+      expect(listed.body.items).toHaveLength(1);
+    });
+
+    it('updates a deployment to a newer version, records deployment.updated, and refuses an older one', async () => {
+      const { workerId } = await applyExample('updated');
+      const target = await deploy(workerId);
+      await sut.request('POST', api(`/workers/${workerId}/versions`), {
+        raw: EXAMPLE.replace('name: release-audit', 'name: updated').replace('Verifies release evidence', 'Verifies release evidence again'),
+        headers: { ...bearer(owner), ...yaml },
+      });
+      const update = (version: number) =>
+        sut.request<{ version: number; code: string }>('POST', api(`/deployments/${target.id}/update`), { body: { version }, headers: bearer(keys.admin) });
+
+      const updated = await update(2);
+      const repeated = await update(2);
+      const older = await update(1);
+
+      expect([updated.status, updated.body.version]).toEqual([200, 2]);
+      expect([repeated.status, repeated.body.version]).toEqual([200, 2]);
+      expect([older.status, older.body.code]).toEqual([409, 'invalid_transition']);
+      const { rows } = await sut.db.pool.query<{ type: string }>(`SELECT type FROM events WHERE stream_id = $1 ORDER BY stream_version`, [`deployment-${target.id}`]);
+      expect(rows.map((row) => row.type)).toEqual(['deployment.created', 'deployment.updated']);
+      // Every consumer of deployment events moves with it, as on a rollback.
+      const deployed = await sut.request<{ effectiveDigest: string }>('GET', api(`/deployments/${target.id}`), { headers: bearer(owner) });
+      await eventually(async () => {
+        const { rows: seen } = await sut.db.pool.query<{ policy: number | null; projected: number | null; budget: string | null }>(
+          `SELECT (SELECT version FROM policy.deployments WHERE deployment_id = $1) AS policy,
+                  (SELECT version FROM projector.deployments WHERE deployment_id = $1) AS projected,
+                  (SELECT effective_digest FROM budget.deployments WHERE deployment_id = $1) AS budget`,
+          [target.id],
+        );
+        const row = seen[0]!;
+        return row.policy === 2 && row.projected === 2 && row.budget?.trim() === deployed.body.effectiveDigest ? row : undefined;
+      }, { timeoutMs: 10_000, what: 'policy, budget and the read model at version 2' });
+    });
+
     it('records pause and resume of a run with the actor, once each, and refuses them on a finished run', async () => {
       const started = await sut.request<{ runId: string }>('POST', api(`/deployments/${deployment.id}/runs`), { body: {}, headers: bearer(keys.member) });
       const runPath = api(`/runs/${started.body.runId}`);
@@ -337,6 +395,7 @@ describe('control plane over HTTP', () => {
       { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/pause`, permission: 'deployment-control', body: () => ({}) },
       { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/resume`, permission: 'deployment-control', body: () => ({}) },
       { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/rollback`, permission: 'deployment-control', body: () => ({ version: 1 }) },
+      { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/update`, permission: 'deployment-control', body: () => ({ version: 1 }) },
       { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/runs`, permission: 'run-control', body: () => ({}) },
       { method: 'GET', path: () => '/runs', permission: 'inspect' },
       { method: 'GET', path: () => `/runs/${fixture.runId}`, permission: 'inspect' },

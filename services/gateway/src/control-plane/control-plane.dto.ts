@@ -12,6 +12,8 @@ export const CreateDeploymentBody = z.strictObject({
   workerId: z.string().min(1).max(200),
   version: z.number().int().positive().optional(),
   overrides: z.record(z.string(), z.unknown()).default({}),
+  /** Or the Idempotency-Key header: the same key again answers the deployment it created (200), never a second one. */
+  idempotencyKey: z.string().min(1).max(200).optional(),
 });
 export class CreateDeploymentDto extends createZodDto(CreateDeploymentBody) {}
 
@@ -20,6 +22,9 @@ export class DeploymentActionDto extends createZodDto(DeploymentActionBody) {}
 
 export const RollbackBody = z.strictObject({ version: z.number().int().positive(), reason: z.string().max(500).optional() });
 export class RollbackDto extends createZodDto(RollbackBody) {}
+
+export const UpdateDeploymentBody = z.strictObject({ version: z.number().int().positive(), reason: z.string().max(500).optional() });
+export class UpdateDeploymentDto extends createZodDto(UpdateDeploymentBody) {}
 
 export const ManualRunBody = z.strictObject({
   input: z.json().optional(),

@@ -12,24 +12,44 @@ import {
   DeploymentsQueryDto,
   ManualRunDto,
   RollbackDto,
+  UpdateDeploymentDto,
 } from './control-plane.dto';
+
+/** An Idempotency-Key header is free text: kept to the length a body key may have. */
+function idempotencyKeyHeader(value: string): string | null {
+  const key = value.trim().slice(0, 200);
+  return key.length > 0 ? key : null;
+}
 
 @ApiTags('deployments')
 @Controller('api/v1/workspaces/:ws/deployments')
 export class DeploymentsController {
   constructor(private readonly bus: CommandBus) {}
 
-  /** Webhook secrets appear in this answer only. */
+  /**
+   * Webhook secrets appear in this answer only. With an idempotency key (body or Idempotency-Key
+   * header) the same key again answers 200 with the deployment it created (its secrets not
+   * repeated), and a key used for another worker, version or overrides is refused with 409.
+   */
   @Post()
   @RequirePermission('deploy')
-  create(@Principal() who: WorkspacePrincipal, @Body() body: CreateDeploymentDto) {
-    return this.bus.request(IntakeCommands.createDeployment, {
+  async create(
+    @Principal() who: WorkspacePrincipal,
+    @Headers('idempotency-key') headerKey: string | undefined,
+    @Body() body: CreateDeploymentDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const key = body.idempotencyKey ?? (headerKey ? idempotencyKeyHeader(headerKey) : null);
+    const result = await this.bus.request(IntakeCommands.createDeployment, {
       workspaceId: who.workspaceId,
       actor: who.actor,
       workerId: body.workerId,
       version: body.version ?? null,
       overrides: body.overrides as JsonValue,
+      requestKey: key === null ? null : `api:${key}`,
     });
+    reply.status(result.created ? 201 : 200);
+    return result;
   }
 
   @Get()
@@ -77,6 +97,14 @@ export class DeploymentsController {
     return this.control(who, id, 'rollback', body.reason, body.version);
   }
 
+  /** Moves the deployment forward to a newer version of its worker; the version it runs already changes nothing. */
+  @Post(':id/update')
+  @HttpCode(200)
+  @RequirePermission('deployment-control')
+  update(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body() body: UpdateDeploymentDto) {
+    return this.control(who, id, 'update', body.reason, body.version);
+  }
+
   /**
    * Manual activation. The idempotency key (body or Idempotency-Key header) is the dedupe key:
    * the same key again answers 200 with the same run; a new run answers 201.
@@ -104,7 +132,7 @@ export class DeploymentsController {
     return result;
   }
 
-  private control(who: WorkspacePrincipal, deploymentId: string, action: 'pause' | 'resume' | 'revoke' | 'rollback', reason?: string, version?: number) {
+  private control(who: WorkspacePrincipal, deploymentId: string, action: 'pause' | 'resume' | 'revoke' | 'rollback' | 'update', reason?: string, version?: number) {
     return this.bus.request(IntakeCommands.controlDeployment, {
       workspaceId: who.workspaceId,
       actor: who.actor,

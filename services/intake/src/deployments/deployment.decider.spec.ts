@@ -48,14 +48,27 @@ describe('decideDeployment', () => {
 
   it('refuses a rollback to the version already deployed', () =>
     given(active).when({ type: 'rollback', target: { ...target, version: 2 } }).thenRefuses(/already runs version 2/));
+
+  it('updates to a newer version, naming both', () =>
+    given(active).when({ type: 'update', target: { ...target, version: 3 } }).then([{ type: 'deployment.updated', data: { fromVersion: 2, ...target, version: 3 } }]));
+
+  it('decides nothing when updating to the version already deployed, so a retried update is harmless', () =>
+    given(active).when({ type: 'update', target: { ...target, version: 2 } }).then([]));
+
+  it('refuses an update to an older version: that is a rollback', () =>
+    given(active).when({ type: 'update', target }).thenRefuses(/older than the deployed version 2; roll back/));
+
+  it('refuses an update once revoked', () =>
+    given({ ...active, status: 'revoked', statusReason: 'x' }).when({ type: 'update', target: { ...target, version: 3 } }).thenRefuses(/revoked; it cannot update/));
 });
 
 describe('evolveDeployment', () => {
-  it('folds pause, resume, rollback and revoke into the state', () => {
+  it('folds pause, resume, rollback, update and revoke into the state', () => {
     const events = [
       ...decideDeployment({ type: 'pause', reason: 'p' }, active),
       { type: 'deployment.resumed' as const, data: { releasedRuns: 0 } },
       { type: 'deployment.rolled_back' as const, data: { fromVersion: 2, ...target } },
+      { type: 'deployment.updated' as const, data: { fromVersion: 1, ...target, version: 4 } },
       { type: 'deployment.revoked' as const, data: { reason: 'r' } },
     ];
     const states = events.reduce<DeploymentState[]>((acc, event) => [...acc, evolveDeployment(acc[acc.length - 1] ?? active, event)], []);
@@ -63,7 +76,8 @@ describe('evolveDeployment', () => {
       ['paused', 2, 'p'],
       ['active', 2, null],
       ['active', 1, null],
-      ['revoked', 1, 'r'],
+      ['active', 4, null],
+      ['revoked', 4, 'r'],
     ]);
   });
 });

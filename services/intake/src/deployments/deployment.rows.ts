@@ -18,6 +18,8 @@ export interface DeploymentRow {
   active_runs: number;
   held_runs: number;
   stream_version: string;
+  request_key: string | null;
+  request_digest: string | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -14,6 +14,14 @@ export class WorkerNameTakenError extends DomainError {
   }
 }
 
+/** A deployment request key already answered a deployment of another worker, version or overrides. */
+export class RequestKeyReusedError extends DomainError {
+  readonly code = 'idempotency_key_conflict';
+  constructor(key: string, deploymentId: string) {
+    super(`the idempotency key "${key}" already created deployment ${deploymentId} from a different package; use a new key`);
+  }
+}
+
 export class DeploymentRevokedError extends DomainError {
   readonly code = 'deployment_revoked';
   constructor(deploymentId: string, reason: string | null) {

@@ -10,7 +10,7 @@ import { EffectiveMcpServers } from './effective-mcp-servers';
 
 export type ApplyOutcome = 'applied' | 'ignored' | 'not_relevant';
 
-const RELEVANT = new Set(['deployment.created', 'deployment.rolled_back', 'deployment.paused', 'deployment.resumed', 'deployment.revoked']);
+const RELEVANT = new Set(['deployment.created', 'deployment.rolled_back', 'deployment.updated', 'deployment.paused', 'deployment.resumed', 'deployment.revoked']);
 
 /**
  * Projects a deployment's status, pin and compiled grants into policy.deployments. Idempotent:
@@ -47,7 +47,8 @@ export class ApplyDeploymentEvent {
           await this.pin(client, event.workspaceId, deploymentId, data.version, data.digest, data.effectiveDigest, data.limits?.tools);
           break;
         }
-        case 'deployment.rolled_back': {
+        case 'deployment.rolled_back':
+        case 'deployment.updated': {
           const data = event.data as IntakeEventData<'deployment.rolled_back'>;
           await this.pin(client, event.workspaceId, deploymentId, data.version, data.digest, data.effectiveDigest, data.limits?.tools);
           break;

@@ -74,6 +74,8 @@ export type RunView = z.infer<typeof RunSchema>;
 const WithWebhookSecrets = DeploymentSchema.extend({
   webhooks: z.array(z.object({ triggerId: entityId, secret: z.string() })),
 });
+/** `created` is false when a request key answered a deployment made earlier (whose webhook secrets were shown then). */
+const CreatedDeployment = WithWebhookSecrets.extend({ created: z.boolean() });
 
 const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 const pageRequest = { cursor: z.string().max(200).nullable().default(null), limit: z.number().int().min(1).max(200).default(50) };
@@ -115,8 +117,14 @@ export const IntakeCommands = {
   ),
   createDeployment: defineCommand(
     'intake.deployments.create',
-    scoped.extend({ workerId: entityId, version: z.number().int().positive().nullable().default(null), overrides: z.json().default({}) }),
-    WithWebhookSecrets,
+    scoped.extend({
+      workerId: entityId,
+      version: z.number().int().positive().nullable().default(null),
+      overrides: z.json().default({}),
+      /** Makes the creation idempotent: the same key in the workspace answers the same deployment (for the same worker and version), any other use of it is refused. */
+      requestKey: z.string().min(1).max(300).nullable().default(null),
+    }),
+    CreatedDeployment,
   ),
   listDeployments: defineCommand(
     'intake.deployments.list',
@@ -128,7 +136,8 @@ export const IntakeCommands = {
     'intake.deployments.control',
     scoped.extend({
       deploymentId: entityId,
-      action: z.enum(['pause', 'resume', 'revoke', 'rollback']),
+      /** `rollback` moves to any other version; `update` only to a newer one (and repeating it changes nothing). */
+      action: z.enum(['pause', 'resume', 'revoke', 'rollback', 'update']),
       version: z.number().int().positive().nullable().default(null),
       reason: z.string().max(500).nullable().default(null),
     }),

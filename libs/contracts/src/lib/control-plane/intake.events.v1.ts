@@ -85,6 +85,8 @@ export const DeploymentRolledBackV1 = z.object({
   triggers: z.array(TriggerBindingSchema),
   limits: EffectiveLimitsSchema.optional(),
 });
+/** A deployment moved forward to a newer version of its worker (a package update); the same fields as a rollback. */
+export const DeploymentUpdatedV1 = DeploymentRolledBackV1;
 
 export const RunDeferredV1 = RunPinSchema.extend({ runId: id, activation: ActivationSchema, reason: z.enum(HOLD_REASONS) });
 export const RunAdmittedV1 = RunPinSchema.extend({ runId: id, activation: ActivationSchema });
@@ -114,6 +116,7 @@ export const IntakeEvents = {
   'deployment.resumed': DeploymentResumedV1,
   'deployment.revoked': DeploymentRevokedV1,
   'deployment.rolled_back': DeploymentRolledBackV1,
+  'deployment.updated': DeploymentUpdatedV1,
   'run.deferred': RunDeferredV1,
   'run.admitted': RunAdmittedV1,
   'run.stop_requested': RunStopRequestedV1,

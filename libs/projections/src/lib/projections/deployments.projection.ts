@@ -68,7 +68,8 @@ export const deploymentsProjection: Projection = {
         const data = event.data as IntakeEventData<'deployment.revoked'>;
         return [updateExisting('deployments', key, (row) => touch(row, { state: 'revoked', state_reason: data.reason }))];
       }
-      case 'deployment.rolled_back': {
+      case 'deployment.rolled_back':
+      case 'deployment.updated': {
         const data = event.data as IntakeEventData<'deployment.rolled_back'>;
         return [
           updateExisting('deployments', key, (row) =>

@@ -16,7 +16,7 @@ export interface ControlDeployment {
   workspaceId: string;
   actor: ActorRef;
   deploymentId: string;
-  action: 'pause' | 'resume' | 'revoke' | 'rollback';
+  action: 'pause' | 'resume' | 'revoke' | 'rollback' | 'update';
   version: number | null;
   reason: string | null;
 }
@@ -77,13 +77,14 @@ export class ControlDeploymentUseCase {
         };
       case 'revoke':
         return { decision: { type: 'revoke', reason: command.reason ?? 'revoked by an operator' } };
-      case 'rollback': {
+      case 'rollback':
+      case 'update': {
         const target = await effectiveVersion(client, { workspaceId: row.workspace_id, workerId: row.worker_id, version: command.version }, row.overrides);
         await this.definitions.keep(row.workspace_id, target.effective, target.effectiveDigest);
         return {
           rollbackTarget: target,
           decision: {
-            type: 'rollback',
+            type: command.action,
             target: {
               version: target.version,
               digest: target.digest,
@@ -118,9 +119,10 @@ export class ControlDeploymentUseCase {
           await this.endHeldRuns(client, row, event.data.reason, actor);
           await this.revokeAdmittedRuns(client, row, event.data.reason, actor);
           break;
-        case 'deployment.rolled_back': {
+        case 'deployment.rolled_back':
+        case 'deployment.updated': {
           const { data } = event;
-          if (!rollbackTarget) throw new Error('a rollback was decided without its target version');
+          if (!rollbackTarget) throw new Error('a version change was decided without its target version');
           await client.query(
             `UPDATE intake.deployments SET version = $2, digest = $3, effective_digest = $4, effective = $5::jsonb, triggers = $6::jsonb,
                     max_concurrent_runs = $7 WHERE id = $1`,

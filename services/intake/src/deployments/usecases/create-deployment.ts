@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ActorRef, DeploymentView } from '@packetagent/contracts';
 import { PostgresEventStore } from '@packetagent/eventstore';
-import { NotFoundError } from '../../shared/errors';
+import { NotFoundError, RequestKeyReusedError } from '../../shared/errors';
 import { newId, Streams } from '../../shared/ids';
 import { deploymentView, type DeploymentRow } from '../deployment.rows';
 import { effectiveLimits, effectiveVersion, triggerBindings } from '../effective-version';
@@ -14,7 +14,11 @@ export interface CreateDeployment {
   workerId: string;
   version: number | null;
   overrides: unknown;
+  /** The same key in the workspace answers the deployment it created (same worker and version); any other use is refused. */
+  requestKey?: string | null;
 }
+
+type Created = DeploymentView & { webhooks: { triggerId: string; secret: string }[]; created: boolean };
 
 /** Makes one version runnable, narrowed by the deployment's overrides, with its triggers bound. */
 @Injectable()
@@ -24,8 +28,22 @@ export class CreateDeploymentUseCase {
     private readonly definitions: EffectiveDefinitionStore,
   ) {}
 
-  async execute(command: CreateDeployment): Promise<DeploymentView & { webhooks: { triggerId: string; secret: string }[] }> {
+  async execute(command: CreateDeployment): Promise<Created> {
     return this.store.transaction(async (client) => {
+      const requestKey = command.requestKey ?? null;
+      if (requestKey !== null) {
+        // Concurrent requests with one key queue here, so only the first creates.
+        await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('intake.deployment-request:' || $1 || ':' || $2, 0))`, [command.workspaceId, requestKey]);
+        const earlier = await client.query<DeploymentRow>('SELECT * FROM intake.deployments WHERE workspace_id = $1 AND request_key = $2', [command.workspaceId, requestKey]);
+        const found = earlier.rows[0];
+        if (found) {
+          const pinned = await effectiveVersion(client, command, command.overrides);
+          if (found.worker_id !== command.workerId || found.request_digest?.trim() !== pinned.effectiveDigest) {
+            throw new RequestKeyReusedError(requestKey, found.id);
+          }
+          return { ...deploymentView(found), webhooks: [], created: false };
+        }
+      }
       const worker = await client.query<{ name: string }>('SELECT name FROM intake.workers WHERE id = $1 AND workspace_id = $2 FOR SHARE', [
         command.workerId,
         command.workspaceId,
@@ -39,12 +57,12 @@ export class CreateDeploymentUseCase {
       const maxConcurrentRuns = pinned.effective.bounds.maxConcurrentRuns;
       const { rows } = await client.query<DeploymentRow>(
         `INSERT INTO intake.deployments (id, workspace_id, worker_id, worker_name, version, digest, effective_digest, effective,
-                                         overrides, triggers, status, max_concurrent_runs, stream_version)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, 'active', $11, 1)
+                                         overrides, triggers, status, max_concurrent_runs, stream_version, request_key, request_digest)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, 'active', $11, 1, $12, CASE WHEN $12::text IS NULL THEN NULL ELSE $7::char(64) END)
          RETURNING *`,
         [
           id, command.workspaceId, command.workerId, workerName, pinned.version, pinned.digest, pinned.effectiveDigest,
-          JSON.stringify(pinned.effective), JSON.stringify(pinned.overrides), JSON.stringify(bindings), maxConcurrentRuns,
+          JSON.stringify(pinned.effective), JSON.stringify(pinned.overrides), JSON.stringify(bindings), maxConcurrentRuns, requestKey,
         ],
       );
       const webhooks = await syncTriggers(client, { id, workspaceId: command.workspaceId }, bindings);
@@ -71,7 +89,7 @@ export class CreateDeploymentUseCase {
         ],
         { workspaceId: command.workspaceId, client },
       );
-      return { ...deploymentView(rows[0]!), webhooks };
+      return { ...deploymentView(rows[0]!), webhooks, created: true };
     });
   }
 }

@@ -6,7 +6,7 @@ import { scopeLimits, workspaceDailyLimit } from '../../scope-limits';
 
 export type ApplyOutcome = 'applied' | 'ignored' | 'not_relevant';
 
-const DEPLOYMENT_EVENTS = new Set(['deployment.created', 'deployment.rolled_back', 'deployment.revoked']);
+const DEPLOYMENT_EVENTS = new Set(['deployment.created', 'deployment.rolled_back', 'deployment.updated', 'deployment.revoked']);
 
 /**
  * Projects the limits of deployments and the run -> deployment link of admitted runs into the

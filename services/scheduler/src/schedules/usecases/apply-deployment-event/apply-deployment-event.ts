@@ -8,7 +8,7 @@ import { desiredSchedules } from '../../cron-bindings';
 
 export type ApplyOutcome = 'applied' | 'ignored' | 'not_relevant';
 
-const RELEVANT = new Set(['deployment.created', 'deployment.rolled_back', 'deployment.revoked']);
+const RELEVANT = new Set(['deployment.created', 'deployment.rolled_back', 'deployment.updated', 'deployment.revoked']);
 
 /**
  * Projects a deployment's cron triggers into scheduler.schedules. Idempotent: the deployment's
@@ -36,6 +36,7 @@ export class ApplyDeploymentEvent {
           await this.replaceCronSet(client, deploymentId, event, (event.data as IntakeEventData<'deployment.created'>).triggers, !revoked);
           break;
         case 'deployment.rolled_back':
+        case 'deployment.updated':
           await this.replaceCronSet(client, deploymentId, event, (event.data as IntakeEventData<'deployment.rolled_back'>).triggers, !revoked);
           break;
         case 'deployment.revoked':
