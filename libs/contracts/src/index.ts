@@ -17,6 +17,7 @@ export * from './lib/audit';
 export * from './lib/projector';
 export * from './lib/payloads';
 export * from './lib/sandbox';
+export * from './lib/packetade';
 // Intake's activation-input reference shares the name inside its own module; this is the one
 // event readers resolve.
 export { PayloadRefSchema } from './lib/payloads';

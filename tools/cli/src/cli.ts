@@ -13,6 +13,7 @@ import { registerComputerCommands } from './commands/computer';
 import { registerMcpCommands } from './commands/mcp-tools';
 import { registerMcpConnectCommands } from './commands/mcp-connect';
 import { getPayload } from './commands/payload';
+import { registerAdeCommands } from './commands/ade-package';
 import { replayProjection, type ReplayOptions } from './commands/replay';
 import type { CommandContext } from './context';
 import { CliError, ExitCode, renderError, UsageError } from './errors';
@@ -222,6 +223,15 @@ function buildProgram(io: CliIo): Command {
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     }),
     positiveInteger,
+  });
+  registerAdeCommands(program, {
+    io: (command) => ({
+      documents: { cwd: io.cwd, readStdin: io.readStdin },
+      stdout: (text) => io.stdout(text),
+      json: command.optsWithGlobals<GlobalOptions>().json === true,
+      now: () => new Date(),
+      builtBy: 'packetagent-cli',
+    }),
   });
 
   return program;

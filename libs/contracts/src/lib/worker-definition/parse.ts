@@ -2,6 +2,7 @@ import { LineCounter, isScalar, parseAllDocuments, visit, type Document, type YA
 import type { ValidationIssue } from '../errors';
 import { jsonIssues } from '../json';
 import { DefinitionError, DefinitionTooLargeError } from './errors';
+import { findDuplicateJsonKey, lineCol } from './json-source';
 import { definitionErrorMap, renderPath, toValidationIssues } from './issues';
 import { StoredWorkerDefinitionSchema, WorkerDefinitionSchema, type WorkerDefinition } from './schema';
 
@@ -175,13 +176,6 @@ function toJs(doc: Document.Parsed, aliasPosition: string): unknown {
 // ---------------------------------------------------------------------------------------------
 // JSON
 
-function lineCol(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const col = offset - before.lastIndexOf('\n');
-  return `${line}:${col}`;
-}
-
 function parseJson(text: string): unknown {
   let value: unknown;
   try {
@@ -196,38 +190,4 @@ function parseJson(text: string): unknown {
     fail([{ path: `(json) ${lineCol(text, duplicate.offset)}`, message: `duplicate key ${JSON.stringify(duplicate.key)}: object keys must be unique` }]);
   }
   return value;
-}
-
-/**
- * JSON.parse keeps the last of duplicate keys silently, and other parsers keep the first; a
- * definition whose meaning depends on the parser is refused. `text` is known to be valid JSON.
- */
-function findDuplicateJsonKey(text: string): { offset: number; key: string } | null {
-  const stack: Array<Set<string> | null> = [];
-  let expectKey = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (char === '"') {
-      let end = i + 1;
-      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-      const keys = stack[stack.length - 1];
-      if (keys && expectKey) {
-        const key = JSON.parse(text.slice(i, end + 1)) as string;
-        if (keys.has(key)) return { offset: i, key };
-        keys.add(key);
-        expectKey = false;
-      }
-      i = end;
-    } else if (char === '{') {
-      stack.push(new Set());
-      expectKey = true;
-    } else if (char === '[') {
-      stack.push(null);
-    } else if (char === '}' || char === ']') {
-      stack.pop();
-    } else if (char === ',') {
-      expectKey = stack[stack.length - 1] instanceof Set;
-    }
-  }
-  return null;
 }
