@@ -15,10 +15,9 @@ import {
   UpdateDeploymentDto,
 } from './control-plane.dto';
 
-/** An Idempotency-Key header is free text: kept to the length a body key may have. */
-function idempotencyKeyHeader(value: string): string | null {
-  const key = value.trim().slice(0, 200);
-  return key.length > 0 ? key : null;
+/** An Idempotency-Key header is free text: kept to the length a body key may have; an empty one is none. */
+function idempotencyKeyHeader(value: string | undefined): string | null {
+  return value ? value.slice(0, 200) : null;
 }
 
 @ApiTags('deployments')
@@ -39,7 +38,7 @@ export class DeploymentsController {
     @Body() body: CreateDeploymentDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const key = body.idempotencyKey ?? (headerKey ? idempotencyKeyHeader(headerKey) : null);
+    const key = body.idempotencyKey ?? idempotencyKeyHeader(headerKey);
     const result = await this.bus.request(IntakeCommands.createDeployment, {
       workspaceId: who.workspaceId,
       actor: who.actor,
@@ -118,7 +117,7 @@ export class DeploymentsController {
     @Body() body: ManualRunDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const key = body.idempotencyKey ?? headerKey?.slice(0, 200) ?? randomUUID();
+    const key = body.idempotencyKey ?? idempotencyKeyHeader(headerKey) ?? randomUUID();
     const result = await this.bus.request(IntakeCommands.activate, {
       workspaceId: who.workspaceId,
       actor: who.actor,

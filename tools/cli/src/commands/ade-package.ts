@@ -84,9 +84,13 @@ export async function verifyPackage(io: AdeIo, options: { file: string; trust: s
     }
   }
   const document = refusedAsCli(() => readPackageDocument(raw));
-  const opened = document.kind === 'envelope' ? refusedAsCli(() => openEnvelope(document.envelope, trusted)) : null;
-  const parsed = refusedAsCli(() => parseWorkerPackage(opened ? opened.payload : document.kind === 'package' ? document.value : null));
-  const signatures = opened?.signatures ?? [];
+  let value = document.kind === 'package' ? document.value : undefined;
+  let signatures: Array<{ keyId: string; trusted: boolean }> = [];
+  if (document.kind === 'envelope') {
+    const opened = refusedAsCli(() => openEnvelope(document.envelope, trusted));
+    ({ payload: value, signatures } = opened);
+  }
+  const parsed = refusedAsCli(() => parseWorkerPackage(value));
   const lines = [
     `worker ${parsed.definition.name}`,
     `package digest ${parsed.digest}`,
