@@ -4,6 +4,7 @@ export * from './lib/catalog';
 export * from './lib/config';
 export * from './lib/clock';
 export * from './lib/router';
+export * from './lib/preset-choice';
 export * from './lib/scripted';
 export { parseToolArguments } from './lib/tool-arguments';
 export { createAdapter, type AdapterDependencies } from './lib/adapters/create-adapter';

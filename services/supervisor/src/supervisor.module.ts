@@ -12,6 +12,8 @@ import { RunDefinitions } from './execution/run-definitions';
 import { RunPinning } from './engine/run-pinning';
 import { MigrateRunUseCase } from './migration/migrate-run';
 import { MigrationCommandHandlers } from './migration/migration.handlers';
+import { CheckModelProviders } from './models/check-model-providers';
+import { SupervisorModelCommandHandlers } from './models/models.handlers';
 import { ReadSupervision } from './watchdog/quarantine/usecases/read-supervision/read-supervision';
 import { ReleaseRun } from './watchdog/quarantine/usecases/release-run/release-run';
 import { EndRun } from './watchdog/quarantine/usecases/end-run/end-run';
@@ -64,6 +66,8 @@ export class SupervisorModule {
         ReleaseRun,
         EndRun,
         SupervisorCommandHandlers,
+        CheckModelProviders,
+        SupervisorModelCommandHandlers,
       ],
       exports: [SupervisorEngine, StuckRunWatchdog],
     };

@@ -130,6 +130,26 @@ describe(ProviderRouter.name, () => {
     });
   });
 
+  describe('presetChoice', () => {
+    it('answers what a preset would resolve to with the keys the router has, without resolving it', async () => {
+      const sut = new ProviderRouter({ config: providerConfigFromEnv({ PACKETAGENT_PROVIDER_PRIORITY: 'gemini,openai' }), keys: keysFor('openai') });
+
+      await expect(sut.presetChoice('fast')).resolves.toEqual({ chosen: { provider: 'openai', model: 'gpt-5-mini' }, candidates: ['gemini', 'openai'] });
+      await expect(sut.presetChoice('local')).resolves.toEqual({ chosen: null, candidates: ['local'] });
+    });
+  });
+
+  describe('hasScripts', () => {
+    it('is true with a scripts directory or a registered script, and false with neither', () => {
+      const registered = new ScriptSource();
+      registered.register('demo', { turns: [{ text: 'hi' }] });
+
+      expect(new ProviderRouter({ config: providerConfigFromEnv({}), keys: keysFor() }).hasScripts()).toBe(false);
+      expect(new ProviderRouter({ config: providerConfigFromEnv({ PACKETAGENT_SCRIPTS_DIR: '/srv/scripts' }), keys: keysFor() }).hasScripts()).toBe(true);
+      expect(new ProviderRouter({ config: providerConfigFromEnv({}), keys: keysFor(), scripts: registered }).hasScripts()).toBe(true);
+    });
+  });
+
   describe('pricing', () => {
     const sut = new ProviderRouter({ config: providerConfigFromEnv({}), keys: keysFor('anthropic', 'gemini') });
 

@@ -1,10 +1,11 @@
 import type { ModelSpec } from '@packetagent/contracts';
 import { createAdapter } from './adapters/create-adapter';
 import { estimateTokens, requestChars } from './adapters/common';
-import { ModelCatalog, PRESET_MODELS, priceUsage, type CatalogProvider, type ModelPreset } from './catalog';
+import { ModelCatalog, priceUsage, type CatalogProvider, type ModelPreset } from './catalog';
 import { systemClock, type Clock } from './clock';
 import { API_KEY_VARIABLES, envProviderKeys, type ProviderConfig, type ProviderKeys } from './config';
 import { abortedError, ProviderError } from './errors';
+import { choosePresetModel, type PresetChoice } from './preset-choice';
 import type { CallOptions, ModelRequest, ModelTurn, ProviderAdapter, ProviderName, ResolvedModel, Usage } from './provider.types';
 import { ScriptSource } from './scripted';
 
@@ -80,6 +81,16 @@ export class ProviderRouter {
   async isSetUp(provider: CatalogProvider): Promise<boolean> {
     if (provider === 'local') return Boolean(this.config.local.baseUrl);
     return Boolean((await this.keys(provider))?.trim());
+  }
+
+  /** The provider and model a preset would use now, with the keys and settings this router has. */
+  presetChoice(preset: ModelPreset): Promise<PresetChoice> {
+    return choosePresetModel(preset, this.config, (provider) => this.isSetUp(provider));
+  }
+
+  /** Whether the scripted provider has anywhere to find scripts: a scripts directory, or a registered script. */
+  hasScripts(): boolean {
+    return this.scripts.configured;
   }
 
   /** Dollars a turn cost, from its usage and the catalog price. */
@@ -182,15 +193,10 @@ export class ProviderRouter {
   }
 
   private async resolvePreset(preset: ModelPreset): Promise<ResolvedModel> {
-    // Only local has a model for the local preset, whatever the priority list says.
-    const candidates: CatalogProvider[] = preset === 'local' ? ['local'] : this.config.priority;
-    for (const provider of candidates) {
-      const model = provider === 'local' ? this.config.local.model : PRESET_MODELS[preset as 'default' | 'fast'][provider];
-      if (!model || !(await this.isSetUp(provider))) continue;
-      const entry = this.catalog.lookup(provider, model);
-      return { provider, model: entry.model, entry, scripted: false };
-    }
-    throw new ProviderError('provider_unavailable', unavailableMessage(preset, candidates));
+    const { chosen, candidates } = await this.presetChoice(preset);
+    if (!chosen) throw new ProviderError('provider_unavailable', unavailableMessage(preset, candidates));
+    const entry = this.catalog.lookup(chosen.provider, chosen.model);
+    return { provider: chosen.provider, model: entry.model, entry, scripted: false };
   }
 
   private notSetUp(provider: CatalogProvider, model: string): ProviderError {

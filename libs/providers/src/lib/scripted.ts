@@ -87,6 +87,11 @@ export class ScriptSource {
 
   constructor(private readonly options: ScriptSourceOptions = {}) {}
 
+  /** Whether a script can be found at all: a scripts directory is configured, or a script was registered. */
+  get configured(): boolean {
+    return Boolean(this.options.dir) || this.registered.size > 0;
+  }
+
   register(name: string, script: string | ScriptDefinition): Script {
     assertScriptName(name);
     const parsed = parseScript(script, `"${name}"`);
