@@ -20,6 +20,14 @@ function* walk(dir) {
   }
 }
 
+function* walkAll(dir) {
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) yield* walkAll(path);
+    else yield path;
+  }
+}
+
 rmSync(OUT, { recursive: true, force: true });
 let count = 0;
 for (const source of SOURCES) {
@@ -46,6 +54,13 @@ for (const source of SOURCES) {
 const migrations = join(ROOT, 'libs/eventstore/migrations');
 mkdirSync(join(OUT, 'libs/eventstore/migrations'), { recursive: true });
 for (const file of readdirSync(migrations)) copyFileSync(join(migrations, file), join(OUT, 'libs/eventstore/migrations', file));
+// The gRPC contract, read at start-up by the PacketADE door.
+const protos = join(ROOT, 'libs/contracts/proto');
+for (const file of walkAll(protos)) {
+  const target = join(OUT, relative(ROOT, file));
+  mkdirSync(dirname(target), { recursive: true });
+  copyFileSync(file, target);
+}
 process.stdout.write(`compiled ${count} files to ${relative(ROOT, OUT)}/; entry: dist/services/all-in-one/src/main.js\n`);
 
 // The operations console: built straight into dist/ (not via frontend/console/dist, which the

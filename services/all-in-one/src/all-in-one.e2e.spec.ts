@@ -24,6 +24,7 @@ describe('all-in-one', () => {
   let nats: NatsServerProcess;
   let app: ChildProcess | null = null;
   let port: number;
+  let grpcPort: number;
 
   beforeAll(async () => {
     // Empty: the app must migrate it itself.
@@ -31,6 +32,7 @@ describe('all-in-one', () => {
     natsDir = mkdtempSync(join(tmpdir(), 'pa-nats-'));
     nats = new NatsServerProcess(await freePort(), natsDir);
     port = await freePort();
+    grpcPort = await freePort();
     await nats.start();
   });
 
@@ -49,6 +51,7 @@ describe('all-in-one', () => {
       env: {
         ...process.env,
         PACKETAGENT_PORT: String(port),
+        PACKETAGENT_GRPC_PORT: String(grpcPort),
         PACKETAGENT_DATABASE_URL: db.url,
         PACKETAGENT_NATS_URL: nats.url,
         PACKETAGENT_RELAY_POLL_MS: '50',

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { configureGatewayApp, registerControlPlaneParsers } from '@packetagent/gateway';
+import { configureGatewayApp, packetAdeGrpcOptions, registerControlPlaneParsers } from '@packetagent/gateway';
 import { AppModule, type Log } from './app.module';
 import type { Env } from './env';
 
@@ -18,5 +18,21 @@ export async function createApp(env: Env, logger: LoggerService, log: Log): Prom
   );
   registerControlPlaneParsers(app);
   await configureGatewayApp(app, { publicUrl: env.PACKETAGENT_PUBLIC_URL });
+  if (env.PACKETAGENT_GRPC_ENABLED) {
+    app.connectMicroservice(
+      packetAdeGrpcOptions({
+        host: env.PACKETAGENT_GRPC_HOST ?? env.PACKETAGENT_HOST,
+        port: env.PACKETAGENT_GRPC_PORT,
+        tlsCertFile: env.PACKETAGENT_GRPC_TLS_CERT_FILE,
+        tlsKeyFile: env.PACKETAGENT_GRPC_TLS_KEY_FILE,
+      }),
+    );
+  }
   return app;
+}
+
+/** Starts what createApp built: the gRPC door (when enabled) and then HTTP. */
+export async function listenApp(app: NestFastifyApplication, port: number, host: string): Promise<void> {
+  await app.startAllMicroservices();
+  await app.listen(port, host);
 }

@@ -9,7 +9,7 @@ import { AuditRoutesModule, LiveRoutesModule } from '@packetagent/gateway';
 import { OperationsRoutesModule } from '@packetagent/gateway';
 import { MigrationRoutesModule } from '@packetagent/gateway';
 import { SupervisionRoutesModule } from '@packetagent/gateway';
-import { ComputersRoutesModule, SandboxRoutesModule } from '@packetagent/gateway';
+import { ComputersRoutesModule, PacketAdeRoutesModule, SandboxRoutesModule } from '@packetagent/gateway';
 import { ProjectorModule } from '@packetagent/projector';
 import { IntakeModule } from '@packetagent/intake';
 import { PolicyModule } from '@packetagent/policy';
@@ -78,6 +78,10 @@ export class AppModule {
         LiveRoutesModule.forRoot({
           heartbeatMs: env.PACKETAGENT_SSE_HEARTBEAT_MS,
           bufferEvents: env.PACKETAGENT_SSE_BUFFER_EVENTS,
+          maxConnectionsPerWorkspace: env.PACKETAGENT_SSE_MAX_CONNECTIONS_PER_WORKSPACE,
+        }),
+        PacketAdeRoutesModule.forRoot({
+          heartbeatMs: env.PACKETAGENT_SSE_HEARTBEAT_MS,
           maxConnectionsPerWorkspace: env.PACKETAGENT_SSE_MAX_CONNECTIONS_PER_WORKSPACE,
         }),
         OperationsRoutesModule,

@@ -6,6 +6,14 @@ const milliseconds = z.coerce.number().int().nonnegative();
 export const EnvSchema = z.object({
   PACKETAGENT_PORT: z.coerce.number().int().min(1).max(65_535).default(8484),
   PACKETAGENT_HOST: z.string().default('127.0.0.1'),
+  /** The PacketADE door over gRPC (packetagent.v1.PacketAde, health, reflection), on its own port. */
+  PACKETAGENT_GRPC_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  PACKETAGENT_GRPC_PORT: z.coerce.number().int().min(1).max(65_535).default(8485),
+  /** Defaults to PACKETAGENT_HOST. */
+  PACKETAGENT_GRPC_HOST: z.string().optional(),
+  /** PEM certificate chain and key for gRPC over TLS; both or neither (plaintext). */
+  PACKETAGENT_GRPC_TLS_CERT_FILE: z.string().optional(),
+  PACKETAGENT_GRPC_TLS_KEY_FILE: z.string().optional(),
   PACKETAGENT_DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/packetagent'),
   PACKETAGENT_DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
   PACKETAGENT_NATS_URL: z.string().default('nats://127.0.0.1:4222'),

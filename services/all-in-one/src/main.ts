@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import { ConsoleLogger, Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { migrateDatabase } from '@packetagent/eventstore';
-import { createApp } from './app.factory';
+import { createApp, listenApp } from './app.factory';
 import { ConfigurationError, parseEnv } from './env';
 
 async function bootstrap(): Promise<void> {
@@ -45,8 +45,12 @@ async function bootstrap(): Promise<void> {
 
   const app = await createApp(env, logger, log);
   started.app = app;
-  await app.listen(env.PACKETAGENT_PORT, env.PACKETAGENT_HOST);
+  await listenApp(app, env.PACKETAGENT_PORT, env.PACKETAGENT_HOST);
   logger.log(`listening on http://${env.PACKETAGENT_HOST}:${env.PACKETAGENT_PORT}`, 'http');
+  if (env.PACKETAGENT_GRPC_ENABLED) {
+    const tls = env.PACKETAGENT_GRPC_TLS_CERT_FILE ? 'TLS' : 'plaintext';
+    logger.log(`PacketADE gRPC on ${env.PACKETAGENT_GRPC_HOST ?? env.PACKETAGENT_HOST}:${env.PACKETAGENT_GRPC_PORT} (${tls})`, 'grpc');
+  }
 }
 
 bootstrap().catch((error: unknown) => {

@@ -29,12 +29,13 @@ function run(env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => strin
 
 describe('npm start', () => {
   let dataDir: string;
-  const ports = { app: 0, postgres: 0, nats: 0, redis: 0 };
+  const ports = { app: 0, grpc: 0, postgres: 0, nats: 0, redis: 0 };
   const started: ChildProcess[] = [];
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'pa-start-'));
     ports.app = await freePort();
+    ports.grpc = await freePort();
     ports.postgres = await freePort();
     ports.nats = await freePort();
     ports.redis = await freePort();
@@ -49,6 +50,7 @@ describe('npm start', () => {
     const env = {
       PACKETAGENT_DATA_DIR: dataDir,
       PACKETAGENT_PORT: String(ports.app),
+      PACKETAGENT_GRPC_PORT: String(ports.grpc),
       PACKETAGENT_EMBEDDED_POSTGRES_PORT: String(ports.postgres),
       PACKETAGENT_EMBEDDED_NATS_PORT: String(ports.nats),
       PACKETAGENT_EMBEDDED_REDIS_PORT: String(ports.redis),

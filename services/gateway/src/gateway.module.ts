@@ -5,6 +5,7 @@ import { AccessGuard } from './access/access.guard';
 import { RouteAccessAudit } from './access/route-audit';
 import { ApiKeyAuthenticator } from './api-keys/api-key.authenticator';
 import { ApiKeysController } from './api-keys/api-keys.controller';
+import { ActorTokenAuthenticator } from './packetade/actors/actor-token.authenticator';
 import { CreateApiKey } from './api-keys/usecases/create-api-key/create-api-key.usecase';
 import { ListApiKeys } from './api-keys/usecases/list-api-keys/list-api-keys.usecase';
 import { RevokeApiKey } from './api-keys/usecases/revoke-api-key/revoke-api-key.usecase';
@@ -60,6 +61,7 @@ export class GatewayModule {
         LoginThrottle,
         SecondFactor,
         ApiKeyAuthenticator,
+        ActorTokenAuthenticator,
         SetupTokenIssuer,
         CompleteSetup,
         Login,

@@ -42,3 +42,5 @@ export { SupervisionRoutesModule } from './supervision/supervision-routes.module
 export { ConsoleModule, type ConsoleOptions } from './console/console.module';
 export { SandboxRoutesModule } from './sandbox/sandbox-routes.module';
 export { ComputersRoutesModule } from './computers/computers-routes.module';
+export { PacketAdeRoutesModule } from './packetade/packetade-routes.module';
+export { packetAdeGrpcOptions, PACKETADE_PROTO_DIR, type PacketAdeGrpcSettings } from './packetade/grpc/grpc-server';

@@ -40,6 +40,11 @@ export class IntakeCommandHandlers {
     return this.createWorkerUseCase.execute(request);
   }
 
+  @OnCommand(IntakeCommands.ensureWorker)
+  ensureWorker(request: Request<'ensureWorker'>) {
+    return this.createWorkerUseCase.ensure(request);
+  }
+
   @OnCommand(IntakeCommands.listWorkers)
   listWorkers(request: Request<'listWorkers'>) {
     return this.workers.list(request);

@@ -146,6 +146,7 @@ export async function spawnApp(infra: Infrastructure, name: string, env: Record<
     builtChecked = true;
   }
   const port = await freePort();
+  const grpcPort = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const started = await startServerProcess({
     name,
@@ -155,6 +156,7 @@ export async function spawnApp(infra: Infrastructure, name: string, env: Record<
     env: {
       ...process.env,
       PACKETAGENT_PORT: String(port),
+      PACKETAGENT_GRPC_PORT: String(grpcPort),
       PACKETAGENT_DATABASE_URL: infra.db.url,
       PACKETAGENT_DATABASE_POOL_SIZE: '20',
       PACKETAGENT_NATS_URL: testEnv.natsUrl,

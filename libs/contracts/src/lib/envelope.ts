@@ -3,9 +3,12 @@ import { ValidationError } from './errors';
 import { v7 as uuidv7 } from 'uuid';
 import { canonicalJson, sha256Hex, type JsonObject, type JsonValue } from './json';
 
-/** Who caused an event: a user, an API key, a service, or the system itself. */
+/** The kinds of actor an event can name. */
+export const ACTOR_KINDS = ['user', 'api_key', 'actor_token', 'service', 'system'] as const;
+
+/** Who caused an event: a user, an API key, a PacketADE actor token, a service, or the system itself. */
 export interface Actor {
-  kind: 'user' | 'api_key' | 'service' | 'system';
+  kind: (typeof ACTOR_KINDS)[number];
   id: string;
 }
 
@@ -83,7 +86,8 @@ export function eventSubject(root: string, event: Pick<EventEnvelope, 'workspace
   return `${root}.${event.workspaceId}.${streamCategory(event.stream)}.${event.type}`;
 }
 
-const envelopeShape = z.object({
+/** An event envelope as it travels (JSON), e.g. in API answers. */
+export const EventEnvelopeSchema = z.object({
   id: z.string().regex(Identifiers.uuid),
   type: z.string().regex(Identifiers.eventType),
   schemaVersion: z.number().int().positive(),
@@ -95,7 +99,7 @@ const envelopeShape = z.object({
   causationId: z.string().nullable(),
   correlationId: z.string().nullable(),
   traceparent: z.string().nullable(),
-  actor: z.object({ kind: z.enum(['user', 'api_key', 'service', 'system']), id: z.string().min(1) }),
+  actor: z.object({ kind: z.enum(ACTOR_KINDS), id: z.string().min(1) }),
   data: z.json(),
   digest: z.string().regex(/^[0-9a-f]{64}$/),
   prevDigest: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
@@ -107,7 +111,7 @@ export class MalformedEnvelopeError extends ValidationError {
 
 /** Parses an envelope received from the wire; anything else is a typed error, never coerced. */
 export function parseEnvelope(value: unknown): EventEnvelope {
-  const result = envelopeShape.safeParse(value);
+  const result = EventEnvelopeSchema.safeParse(value);
   if (!result.success) {
     throw new MalformedEnvelopeError(
       'not an event envelope',

@@ -1,5 +1,6 @@
 import { DatabaseError, type Pool, type PoolClient } from 'pg';
 import {
+  ACTOR_KINDS,
   canonicalJson,
   eventDigestBody,
   Identifiers,
@@ -427,8 +428,8 @@ export class PostgresEventStore {
     if (!this.options.registry && !(Number.isInteger(event.schemaVersion) && (event.schemaVersion as number) >= 1)) {
       issues.push({ path: `${path}.schemaVersion`, message: 'must be a positive integer' });
     }
-    if (!event.actor || typeof event.actor.id !== 'string' || !event.actor.id || !['user', 'api_key', 'service', 'system'].includes(event.actor.kind as string)) {
-      issues.push({ path: `${path}.actor`, message: 'must be {kind: user|api_key|service|system, id}' });
+    if (!event.actor || typeof event.actor.id !== 'string' || !event.actor.id || !(ACTOR_KINDS as readonly string[]).includes(event.actor.kind as string)) {
+      issues.push({ path: `${path}.actor`, message: `must be {kind: ${ACTOR_KINDS.join('|')}, id}` });
     }
     if (event.data === undefined) {
       issues.push({ path: `${path}.data`, message: 'is required' });

@@ -61,6 +61,7 @@ export interface AppProcess extends ServerProcess {
 export async function startAppProcess(infra: SharedInfrastructure, name: string, env: Record<string, string> = {}): Promise<AppProcess> {
   if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: build first (node tools/dev/build.mjs)`);
   const port = await freePort();
+  const grpcPort = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const started = await startServerProcess({
     name,
@@ -70,6 +71,7 @@ export async function startAppProcess(infra: SharedInfrastructure, name: string,
     env: {
       PATH: process.env['PATH'] ?? '',
       PACKETAGENT_PORT: String(port),
+      PACKETAGENT_GRPC_PORT: String(grpcPort),
       PACKETAGENT_DATABASE_URL: infra.db.url,
       PACKETAGENT_NATS_URL: testEnv.natsUrl,
       PACKETAGENT_BUS_PREFIX: infra.bus.prefix,

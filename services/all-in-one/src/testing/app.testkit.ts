@@ -17,7 +17,7 @@ import {
   type TestDatabase,
   type TestRedis,
 } from '@packetagent/testing';
-import { createApp } from '../app.factory';
+import { createApp, listenApp } from '../app.factory';
 import { parseEnv } from '../env';
 
 export type Answer<T = Record<string, unknown>> = HttpAnswer<T>;
@@ -28,6 +28,8 @@ export interface TestApp {
   db: TestDatabase;
   bus: TestBus;
   redis: TestRedis;
+  /** host:port of the PacketADE gRPC door. */
+  grpcAddress: string;
   dataDir: string;
   setupToken: string;
   request<T = Record<string, unknown>>(method: string, path: string, options?: HttpRequestOptions): Promise<Answer<T>>;
@@ -51,8 +53,10 @@ export async function startTestApp(overrides: Record<string, string> = {}, repli
   const dataDir = replicaOf?.dataDir ?? mkdtempSync(join(tmpdir(), 'pa-app-'));
   const setupToken = replicaOf?.setupToken ?? randomBytes(24).toString('base64url');
   const port = overrides['PACKETAGENT_PORT'] ? Number(overrides['PACKETAGENT_PORT']) : await freePort();
+  const grpcPort = overrides['PACKETAGENT_GRPC_PORT'] ? Number(overrides['PACKETAGENT_GRPC_PORT']) : await freePort();
   const env = parseEnv({
     PACKETAGENT_PORT: String(port),
+    PACKETAGENT_GRPC_PORT: String(grpcPort),
     PACKETAGENT_DATABASE_URL: db.url,
     PACKETAGENT_NATS_URL: testEnv.natsUrl,
     PACKETAGENT_BUS_PREFIX: bus.prefix,
@@ -70,13 +74,14 @@ export async function startTestApp(overrides: Record<string, string> = {}, repli
   });
   const logger = new ConsoleLogger('test', { logLevels: ['error'] });
   const app = await createApp(env, logger, () => undefined);
-  await app.listen(port, '127.0.0.1');
+  await listenApp(app, port, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${port}`;
   let stopping: Promise<void> | null = null;
   const stop = () => (stopping ??= app.close());
   return {
     app,
     baseUrl,
+    grpcAddress: `127.0.0.1:${grpcPort}`,
     db,
     bus,
     redis,

@@ -8,9 +8,10 @@ export const ACCESS_POLICY = 'packetagent:access-policy';
 export type AccessPolicy =
   | { kind: 'public' }
   | { kind: 'authenticated'; principals: readonly PrincipalKind[]; allowPendingTotp: boolean }
-  | { kind: 'permission'; permission: Permission };
+  | { kind: 'permission'; permission: Permission }
+  | { kind: 'actor' };
 
-export const SECURITY_SCHEMES = { bearer: 'bearer', cookie: 'cookie', csrf: 'csrf' } as const;
+export const SECURITY_SCHEMES = { bearer: 'bearer', cookie: 'cookie', csrf: 'csrf', actorToken: 'actorToken' } as const;
 
 const documentedSecurity = (principals: readonly PrincipalKind[] = ['user', 'api_key']) =>
   applyDecorators(
@@ -46,3 +47,11 @@ export const RequirePermission = (permission: Permission) =>
     documentedSecurity(),
   );
 
+
+/**
+ * A PacketADE door operation: only an actor token (`Authorization: Bearer pade_...`, or gRPC
+ * `authorization` metadata) is accepted, and its workspace is the token's. Whether the token
+ * allows the operation is checked, and recorded, by the operation itself (ActorCalls).
+ */
+export const ActorTokenOnly = () =>
+  applyDecorators(SetMetadata(ACCESS_POLICY, { kind: 'actor' } satisfies AccessPolicy), ApiSecurity(SECURITY_SCHEMES.actorToken));

@@ -5,6 +5,8 @@ import type { Pool } from 'pg';
 import { Identifiers, roleHasPermission, type Role } from '@packetagent/contracts';
 import { PG_POOL } from '@packetagent/eventstore';
 import { ApiKeyAuthenticator } from '../api-keys/api-key.authenticator';
+import { ActorTokenAuthenticator } from '../packetade/actors/actor-token.authenticator';
+import { looksLikeActorToken } from '../packetade/actors/actor-token';
 import {
   AccessPolicyMissingError,
   CsrfTokenInvalidError,
@@ -14,7 +16,7 @@ import {
   UnauthenticatedError,
 } from '../identity/errors';
 import { sameSecret } from '../identity/secrets';
-import { setPrincipal } from '../http/request-context';
+import { setActorPrincipal, setPrincipal } from '../http/request-context';
 import { CSRF_HEADER, sessionIdFrom } from '../sessions/session.cookie';
 import { SessionStore } from '../sessions/session.store';
 import { ACCESS_POLICY, type AccessPolicy } from './access.decorators';
@@ -39,19 +41,24 @@ export class AccessGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly sessions: SessionStore,
     private readonly apiKeys: ApiKeyAuthenticator,
+    private readonly actorTokens: ActorTokenAuthenticator,
     @Inject(PG_POOL) private readonly pool: Pool,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    // Only HTTP is served today; anything else must choose its own guard before it is let in.
-    if (context.getType() !== 'http') return false;
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
     const policy = this.reflector.getAllAndOverride<AccessPolicy | undefined>(ACCESS_POLICY, [context.getHandler(), context.getClass()]);
     if (!policy) {
       this.reportUnmarked(context);
       throw new AccessPolicyMissingError();
     }
+    // Only HTTP comes through here; the gRPC door has a guard of its own (ActorTokenGrpcGuard).
+    if (context.getType() !== 'http') return false;
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     if (policy.kind === 'public') return true;
+    if (policy.kind === 'actor') {
+      setActorPrincipal(request, await this.actorTokens.fromAuthorization(request.headers.authorization));
+      return true;
+    }
 
     const caller = await this.authenticate(request, policy.kind === 'authenticated' && policy.allowPendingTotp);
     if (policy.kind === 'authenticated') {
@@ -80,6 +87,7 @@ export class AccessGuard implements CanActivate {
     if (authorization !== undefined) {
       const token = BEARER.exec(authorization)?.[1];
       if (!token) throw new UnauthenticatedError('the Authorization header must be "Bearer <API key>"');
+      if (looksLikeActorToken(token)) throw new UnauthenticatedError('a PacketADE actor token is accepted only by /api/v1/packetade operations');
       const key = await this.apiKeys.authenticate(token);
       return { kind: 'api_key', id: key.id, workspaceId: key.workspaceId, role: key.role };
     }

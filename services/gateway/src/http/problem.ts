@@ -72,6 +72,14 @@ export const PROBLEM_STATUS_BY_CODE: Readonly<Record<string, number>> = Object.f
   // Migrating a run (MigrationErrorCodes): only a waiting run, only to the deployed version, not while a replica drives it.
   run_not_waiting: 409,
   version_not_deployed: 409,
+  // PacketADE (services/gateway/src/packetade)
+  actor_token_invalid: 401,
+  publisher_untrusted: 403,
+  package_unsigned: 403,
+  package_worker_mismatch: 409,
+  cursor_regression: 409,
+  cursor_ahead: 409,
+  cursor_revision_mismatch: 412,
   run_busy: 409,
   // Computers (ComputerErrorCodes): a host key to confirm (it carries issues: ComputerProblemFilter keeps it 409)
   // or that changed, a record changed since it was read, or one damaged or from a newer version (kept as it is, never reset).
@@ -133,6 +141,7 @@ const TITLES: Readonly<Record<number, string>> = {
   406: 'Not Acceptable',
   409: 'Conflict',
   410: 'Gone',
+  412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',

@@ -52,6 +52,7 @@ export function buildOpenApiDocument(app: INestApplication, options: { publicUrl
     .setVersion(options.version ?? '1')
     .setOpenAPIVersion('3.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'an API key, "pa_<id>_<secret>"' }, SECURITY_SCHEMES.bearer)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a PacketADE actor token, "pade_<id>_<secret>", for /api/v1/packetade only' }, SECURITY_SCHEMES.actorToken)
     .addCookieAuth(SESSION_COOKIE, { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'session from POST /api/v1/auth/login' }, SECURITY_SCHEMES.cookie)
     .addSecurity(SECURITY_SCHEMES.csrf, {
       type: 'apiKey',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Identifiers, type EventEnvelope } from '../envelope';
+import { ACTOR_KINDS, Identifiers, type EventEnvelope } from '../envelope';
 import { canonicalJson, sha256Hex, type JsonObject } from '../json';
 import { EffectCompletedV1, EffectFailedV1, EffectPreparedV1, RunCheckpointV1 } from '../execution/run.events.v1';
 import { runStreamId } from '../execution/run-vocabulary';
@@ -23,7 +23,7 @@ export const EvidenceEventSchema = z.object({
   causationId: z.string().nullable(),
   correlationId: z.string().nullable(),
   traceparent: z.string().nullable(),
-  actor: z.object({ kind: z.enum(['user', 'api_key', 'service', 'system']), id: z.string().min(1) }),
+  actor: z.object({ kind: z.enum(ACTOR_KINDS), id: z.string().min(1) }),
   data: z.json(),
   digest: sha256,
   prevDigest: sha256.nullable(),

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { defineCommand } from '../commands';
-import { Identifiers } from '../envelope';
+import { ACTOR_KINDS, Identifiers } from '../envelope';
 import { RUN_STATES, HOLD_REASONS } from './run-state';
 import { ActivationSourceSchema, TriggerBindingSchema } from './intake.events.v1';
 
 /** Who asked: recorded as the actor of every event the command appends. */
-export const ActorSchema = z.object({ kind: z.enum(['user', 'api_key', 'service', 'system']), id: z.string().min(1).max(200) });
+export const ActorSchema = z.object({ kind: z.enum(ACTOR_KINDS), id: z.string().min(1).max(200) });
 export type ActorRef = z.infer<typeof ActorSchema>;
 
 const workspaceId = z.string().regex(Identifiers.workspace);
@@ -96,6 +96,12 @@ export const IntakeCommands = {
     'intake.workers.create',
     scoped.extend({ name: z.string(), description: z.string().max(2000).default('') }),
     z.object({ id: entityId }),
+  ),
+  /** The worker of this name, created when the workspace has none: how a package deploy finds its worker. */
+  ensureWorker: defineCommand(
+    'intake.workers.ensure',
+    scoped.extend({ name: z.string(), description: z.string().max(2000).default('') }),
+    z.object({ id: entityId, created: z.boolean() }),
   ),
   listWorkers: defineCommand('intake.workers.list', z.object({ workspaceId, ...pageRequest }), page(WorkerSummarySchema)),
   getWorker: defineCommand('intake.workers.get', z.object({ workspaceId, workerId: entityId }), WorkerSummarySchema),

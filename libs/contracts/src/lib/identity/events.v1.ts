@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { EventRegistry } from '../registry';
 import { Identifiers } from '../envelope';
 import { RoleSchema } from './roles';
+import { registerPacketAdeEvents } from './packetade.events.v1';
 
 /**
  * Audit events of the identity context, appended on stream `workspace-<id>` in the same
@@ -46,7 +47,7 @@ export function workspaceStream(workspaceId: string): string {
 }
 
 export function registerIdentityEvents(registry: EventRegistry): EventRegistry {
-  return registry
+  return registerPacketAdeEvents(registry)
     .register(IdentityEventTypes.workspaceCreated, 1, WorkspaceCreatedV1)
     .register(IdentityEventTypes.memberAdded, 1, MemberAddedV1)
     .register(IdentityEventTypes.apiKeyCreated, 1, ApiKeyCreatedV1)

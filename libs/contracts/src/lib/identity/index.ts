@@ -1,2 +1,3 @@
 export * from './roles';
 export * from './events.v1';
+export * from './packetade.events.v1';

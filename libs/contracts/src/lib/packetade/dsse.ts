@@ -237,3 +237,16 @@ function requireEd25519(key: KeyObject, path: string): void {
     throw new SignatureKeyUnsupportedError('unsupported signing key', [issue]);
   }
 }
+
+/**
+ * A publisher key as an admin hands it in to be trusted: PEM text or base64 SPKI DER of an
+ * Ed25519 public key. Returns its fingerprint and SPKI DER; refuses anything else with
+ * SignatureKeyUnsupportedError at `path`.
+ */
+export function readPublisherKey(text: string, path: string): { fingerprint: string; spki: Buffer } {
+  const trimmed = text.trim();
+  const source = trimmed.startsWith('-----BEGIN') ? trimmed : Buffer.from(trimmed, 'base64');
+  const key = readPublicKey(source, path, 'publicKey');
+  requireEd25519(key, path);
+  return { fingerprint: publicKeyFingerprint(key), spki: spkiDer(key) };
+}

@@ -4,3 +4,4 @@ export * from './worker-package.v1';
 export * from './dsse';
 export * from './document';
 export * from './json-schema';
+export * from './actor-operations';
