@@ -3,15 +3,22 @@ import { ApiError, CliError, ConnectionError, ExitCode, type Issue, UsageError }
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export type RequestBody = { json: unknown } | { text: string; contentType: string };
+/** `bytes` are sent exactly as given: for a server that judges the bytes themselves (a signed package). */
+export type RequestBody = { json: unknown } | { text: string; contentType: string } | { bytes: Uint8Array; contentType: string };
 
 export interface ApiClientOptions {
   /** Base URL of the server, e.g. http://127.0.0.1:8484; it may carry a path prefix. */
   apiUrl: string;
+  /** The bearer credential: an API key, or for the PacketADE door an actor token. */
   apiKey: string;
-  workspace: string;
+  /** Absent for routes outside a workspace's paths (the PacketADE door knows the workspace from its token). */
+  workspace?: string;
   timeoutMs?: number;
+  /** How messages name the credential and where it came from; default the API key and its flag and variable. */
+  credential?: { name: string; source: string };
 }
+
+const API_KEY_CREDENTIAL = { name: 'API key', source: '--api-key or PACKETAGENT_API_KEY' };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -80,7 +87,8 @@ export class ApiClient {
     }
     // A header value with a line break would make fetch throw before connecting.
     if (!/^[\x21-\x7e]+$/.test(options.apiKey)) {
-      throw new UsageError('the API key contains spaces or characters an HTTP header cannot carry (--api-key or PACKETAGENT_API_KEY)');
+      const credential = options.credential ?? API_KEY_CREDENTIAL;
+      throw new UsageError(`the ${credential.name} contains spaces or characters an HTTP header cannot carry (${credential.source})`);
     }
     if (!base.pathname.endsWith('/')) base.pathname = `${base.pathname}/`;
     base.search = '';
@@ -95,6 +103,7 @@ export class ApiClient {
 
   /** A path under /api/v1/workspaces/<workspace>/, each segment encoded. */
   workspacePath(...segments: (string | number)[]): string {
+    if (this.options.workspace === undefined) throw new UsageError('no workspace: pass --workspace or set PACKETAGENT_WORKSPACE');
     return ['api/v1/workspaces', this.options.workspace, ...segments].map((s, i) => (i === 0 ? s : encodeURIComponent(String(s)))).join('/');
   }
 
@@ -110,6 +119,47 @@ export class ApiClient {
     return this.request('PUT', path, schema, body);
   }
 
+  /**
+   * Opens a text/event-stream response and answers its body, to be read until the server ends it
+   * or `signal` aborts. Only the wait for the response's headers is bounded by the timeout; a
+   * refusal is an ApiError as for any other request.
+   */
+  async openStream(path: string, options: { signal: AbortSignal; headers?: Record<string, string>; query?: Record<string, string | undefined> }): Promise<ReadableStream<Uint8Array>> {
+    const url = new URL(this.url(path));
+    for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
+    const timeoutMs = this.options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+    const connecting = new AbortController();
+    const abort = () => connecting.abort(options.signal.reason);
+    options.signal.addEventListener('abort', abort, { once: true });
+    const timer = setTimeout(() => connecting.abort(new DOMException('no answer', 'TimeoutError')), timeoutMs);
+    let response: Response;
+    try {
+      if (options.signal.aborted) abort();
+      response = await fetch(url, {
+        headers: { authorization: `Bearer ${this.options.apiKey}`, accept: 'text/event-stream, application/problem+json', ...options.headers },
+        signal: connecting.signal,
+      });
+    } catch (error) {
+      options.signal.removeEventListener('abort', abort);
+      // The caller's own abort is not a connection failure: it sees its signal and stops.
+      if (options.signal.aborted) throw error;
+      throw new ConnectionError(url.toString(), connectionReason(error, timeoutMs), { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!response.ok || !response.body) {
+      options.signal.removeEventListener('abort', abort);
+      throw apiError(response, await response.text().catch(() => ''));
+    }
+    if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      options.signal.removeEventListener('abort', abort);
+      await response.body.cancel().catch(() => undefined);
+      throw new CliError(`the answer to GET ${url.pathname} is not an event stream`, ExitCode.failure);
+    }
+    // The listener stays: the caller's abort also ends the reading of the body.
+    return response.body;
+  }
+
   /** The body exactly as sent, for routes that answer content rather than a JSON document. */
   async getBytes(path: string): Promise<Buffer> {
     return (await this.exchange('GET', path)).bytes;
@@ -118,6 +168,11 @@ export class ApiClient {
   /** For routes that answer 204 with no body. */
   async delete(path: string): Promise<void> {
     await this.exchange('DELETE', path);
+  }
+
+  /** A POST to a route that answers 204 with no body. */
+  async postWithoutAnswer(path: string, body: RequestBody): Promise<void> {
+    await this.exchange('POST', path, body);
   }
 
   /** The answer is checked against the fields the CLI reads, so a server of another version fails clearly. */
@@ -159,10 +214,13 @@ export class ApiClient {
       authorization: `Bearer ${this.options.apiKey}`,
       accept: 'application/json, application/problem+json',
     };
-    let payload: string | undefined;
+    let payload: string | Uint8Array | undefined;
     if (body && 'json' in body) {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(body.json);
+    } else if (body && 'bytes' in body) {
+      headers['content-type'] = body.contentType;
+      payload = body.bytes;
     } else if (body) {
       headers['content-type'] = body.contentType;
       payload = body.text;

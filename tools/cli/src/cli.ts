@@ -14,6 +14,9 @@ import { registerMcpCommands } from './commands/mcp-tools';
 import { registerMcpConnectCommands } from './commands/mcp-connect';
 import { getPayload } from './commands/payload';
 import { registerAdeCommands } from './commands/ade-package';
+import { actorTokenOf, AdeDoor, type AdeDoorContext } from './commands/ade-door-client';
+import { registerAdeDoorCommands } from './commands/ade-door';
+import type { StopSignal } from './commands/ade-watch';
 import { replayProjection, type ReplayOptions } from './commands/replay';
 import type { CommandContext } from './context';
 import { CliError, ExitCode, renderError, UsageError } from './errors';
@@ -29,6 +32,8 @@ export interface CliIo {
   readStdin(): Promise<string>;
   /** Asks a yes/no question on the terminal; absent when standard input is not a terminal (there is nobody to ask). */
   confirm?(question: string): Promise<boolean>;
+  /** Calls `handler` on Ctrl-C or SIGTERM until the returned function is called, for commands that follow a stream. */
+  onSignal?(handler: (signal: StopSignal) => void): () => void;
 }
 
 interface GlobalOptions {
@@ -36,6 +41,8 @@ interface GlobalOptions {
   apiKey?: string;
   workspace?: string;
   json?: boolean;
+  /** The actor token, on the PacketADE door's commands. */
+  token?: string;
 }
 
 function positiveInteger(value: string): number {
@@ -51,9 +58,24 @@ function contextFor(command: Command, io: CliIo): CommandContext {
   if (!apiKey) throw new UsageError('no API key: pass --api-key or set PACKETAGENT_API_KEY');
   const workspace = options.workspace || io.env['PACKETAGENT_WORKSPACE'];
   if (!workspace) throw new UsageError('no workspace: pass --workspace or set PACKETAGENT_WORKSPACE');
-  const client = new ApiClient({ apiUrl: options.apiUrl || io.env['PACKETAGENT_API_URL'] || DEFAULT_API_URL, apiKey, workspace });
+  const client = new ApiClient({ apiUrl: apiUrlOf(options, io), apiKey, workspace });
   return {
     client,
+    documents: { cwd: io.cwd, readStdin: io.readStdin },
+    report: (lines, machine) => io.stdout(options.json ? `${JSON.stringify(machine, null, 2)}\n` : `${lines.join('\n')}\n`),
+  };
+}
+
+function apiUrlOf(options: GlobalOptions, io: CliIo): string {
+  return options.apiUrl || io.env['PACKETAGENT_API_URL'] || DEFAULT_API_URL;
+}
+
+/** The PacketADE door takes an actor token instead of the API key, and no workspace: the token names it. */
+function adeDoorFor(command: Command, io: CliIo): AdeDoorContext {
+  const options = command.optsWithGlobals<GlobalOptions>();
+  const door = new AdeDoor({ apiUrl: apiUrlOf(options, io), token: actorTokenOf(options.token, io.env) });
+  return {
+    door,
     documents: { cwd: io.cwd, readStdin: io.readStdin },
     report: (lines, machine) => io.stdout(options.json ? `${JSON.stringify(machine, null, 2)}\n` : `${lines.join('\n')}\n`),
   };
@@ -224,7 +246,7 @@ function buildProgram(io: CliIo): Command {
     }),
     positiveInteger,
   });
-  registerAdeCommands(program, {
+  const ade = registerAdeCommands(program, {
     io: (command) => ({
       documents: { cwd: io.cwd, readStdin: io.readStdin },
       stdout: (text) => io.stdout(text),
@@ -232,6 +254,18 @@ function buildProgram(io: CliIo): Command {
       now: () => new Date(),
       builtBy: 'packetagent-cli',
     }),
+  });
+  registerAdeDoorCommands(ade, {
+    door: (command) => adeDoorFor(command, io),
+    watchIo: (command) => ({
+      stdout: (text) => io.stdout(text),
+      stderr: (text) => io.stderr(text),
+      json: command.optsWithGlobals<GlobalOptions>().json === true,
+      ...(io.onSignal ? { onSignal: (handler: (signal: StopSignal) => void) => io.onSignal!(handler) } : {}),
+    }),
+    admin: (command) => contextFor(command, io),
+    now: () => Date.now(),
+    positiveInteger,
   });
 
   return program;

@@ -52,11 +52,11 @@ export async function packageWorker(io: AdeIo, options: PackageOptions): Promise
 
 /** `packetagent ade sign`: a DSSE envelope over the package's canonical bytes, signed with an Ed25519 private key. */
 export async function signPackage(io: AdeIo, options: { file: string; key: string; output?: string }): Promise<void> {
-  const raw = await readRaw(io, options.file);
+  const raw = await readRaw(io.documents, options.file);
   const document = refusedAsCli(() => readPackageDocument(raw));
   if (document.kind === 'envelope') throw new UsageError(`${options.file}: already a signed envelope; sign the package itself`);
   const parsed = refusedAsCli(() => parseWorkerPackage(document.value));
-  const privateKey = await readRaw(io, options.key);
+  const privateKey = await readRaw(io.documents, options.key);
   let envelope;
   try {
     envelope = signWorkerPackage(parsed.package, privateKey.toString('utf8'));
@@ -73,10 +73,10 @@ export async function signPackage(io: AdeIo, options: { file: string; key: strin
  * bytes, every signature, the definition, `requires`), trusting the given public keys.
  */
 export async function verifyPackage(io: AdeIo, options: { file: string; trust: string[] }): Promise<void> {
-  const raw = await readRaw(io, options.file);
+  const raw = await readRaw(io.documents, options.file);
   const trusted: TrustedKey[] = [];
   for (const path of options.trust) {
-    const pem = (await readRaw(io, path)).toString('utf8');
+    const pem = (await readRaw(io.documents, path)).toString('utf8');
     try {
       trusted.push({ fingerprint: publicKeyFingerprint(pem), publicKey: pem });
     } catch (error) {
@@ -102,7 +102,12 @@ export async function verifyPackage(io: AdeIo, options: { file: string; trust: s
 }
 
 export function registerAdeCommands(program: Command, deps: { io: (command: Command) => AdeIo }): Command {
-  const ade = program.command('ade').description('WorkerPackage v1 for PacketADE: build, sign and verify packages offline.');
+  const ade = program
+    .command('ade')
+    .description(
+      'PacketADE: build, sign and verify WorkerPackage v1 files offline; validate, deploy, update, run and watch them through the door with an actor token ' +
+        '(env PACKETAGENT_ADE_TOKEN); issue actor tokens and trust publishers with the API key.',
+    );
   ade
     .command('package')
     .description('Build a WorkerPackage v1 (canonical JSON) from a worker definition and its source.')
@@ -151,10 +156,11 @@ async function emit(io: AdeIo, output: string | undefined, text: string): Promis
   }
 }
 
-async function readRaw(io: AdeIo, path: string): Promise<Buffer> {
-  if (path === '-') return Buffer.from(await io.documents.readStdin(), 'utf8');
+/** A file's bytes as they are (standard input for `-`), for packages, envelopes and keys that are judged on their bytes. */
+export async function readRaw(documents: DocumentSource, path: string): Promise<Buffer> {
+  if (path === '-') return Buffer.from(await documents.readStdin(), 'utf8');
   try {
-    return await readFile(resolve(io.documents.cwd, path));
+    return await readFile(resolve(documents.cwd, path));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : error instanceof Error ? error.message : String(error)}`);

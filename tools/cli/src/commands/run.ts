@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CommandContext } from '../context';
-import { loadDocument, parseDocument } from '../documents';
+import { loadDocument, parseDocument, type DocumentSource } from '../documents';
 import { payloadNotes } from './payload';
 
 const StartedSchema = z.looseObject({ runId: z.string().min(1) });
@@ -12,8 +12,9 @@ export interface StartRunOptions {
   idempotencyKey?: string;
 }
 
-async function inputOf(context: CommandContext, input: string): Promise<unknown> {
-  if (input.startsWith('@')) return (await loadDocument(input.slice(1), context.documents)).value;
+/** A run's --input: inline JSON, or `@path` to a JSON or YAML file (`@-` for standard input). */
+export async function runInputOf(documents: DocumentSource, input: string): Promise<unknown> {
+  if (input.startsWith('@')) return (await loadDocument(input.slice(1), documents)).value;
   return parseDocument(input, 'json', '--input');
 }
 
@@ -21,7 +22,7 @@ async function inputOf(context: CommandContext, input: string): Promise<unknown>
 export async function startRun(context: CommandContext, deploymentId: string, options: StartRunOptions): Promise<void> {
   const { client } = context;
   const body = {
-    ...(options.input !== undefined ? { input: await inputOf(context, options.input) } : {}),
+    ...(options.input !== undefined ? { input: await runInputOf(context.documents, options.input) } : {}),
     ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
   };
   const started = await client.post(client.workspacePath('deployments', deploymentId, 'runs'), { json: body }, StartedSchema);
