@@ -1,5 +1,8 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
-import { canonicalJson, createWorkerPackage, signWorkerPackage, TERMINAL_RUN_STATES, publicKeyFingerprint, type JsonObject } from '@packetagent/contracts';
+import { credentials, loadPackageDefinition, makeClientConstructor, status as GrpcStatus, type ChannelCredentials, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { service as healthService } from 'grpc-health-check';
+import { dirname, join } from 'node:path';
+import { canonicalJson, createWorkerPackage, MAX_PACKAGE_BYTES, signDssePayload, signWorkerPackage, TERMINAL_RUN_STATES, publicKeyFingerprint, type JsonObject } from '@packetagent/contracts';
 import { eventually } from '@packetagent/testing';
 import { generateKeyPairSync } from 'node:crypto';
 import { bearer } from './testing/app.testkit';
@@ -29,6 +32,8 @@ function definition(name: string, instructions = 'Do the task.'): JsonObject {
 
 describe('PacketADE door', () => {
   let env: ExecutionApp;
+  // The app as first started; the restart test replaces `env` with a replica of it, which leaves its infrastructure to this one.
+  let first: ExecutionApp | undefined;
   let grpc: PacketAdeGrpcClient;
   let token: string;
   const publisher = generateKeyPairSync('ed25519');
@@ -48,6 +53,7 @@ describe('PacketADE door', () => {
 
   beforeAll(async () => {
     env = await startExecutionApp();
+    first = env;
     env.writeScript('quick', `turns:\n  - toolCalls: [${FINISH}]\n`);
     token = (await issueToken('ide')).token;
     const trusted = await admin('POST', '/publishers', { name: 'PacketADE build', publicKey: publisher.publicKey.export({ type: 'spki', format: 'pem' }).toString() });
@@ -57,6 +63,7 @@ describe('PacketADE door', () => {
   afterAll(async () => {
     grpc?.close();
     await env?.close();
+    if (first && first !== env) await first.close();
   });
 
   it('validates, deploys, activates and follows a signed package over gRPC to success, then resumes after the acknowledged cursor', async () => {
@@ -139,5 +146,231 @@ describe('PacketADE door', () => {
     const back = await rest<{ code: string }>('POST', '/events/ack', { body: { cursor: '1' } });
     expect(back.status).toBe(409);
     expect(back.body.code).toBe('cursor_regression');
+  });
+
+  const unsigned = (name: string, instructions?: string) => canonicalJson(createWorkerPackage(definition(name, instructions), PROVENANCE) as unknown as JsonObject);
+
+  async function deployOver(client: PacketAdeGrpcClient, name: string, instructions?: string) {
+    return client.call<{ deploymentId: string; version: number; versionDigest: string; created: boolean }>('Deploy', { packageDocument: Buffer.from(signed(name, instructions)) });
+  }
+
+  it('refuses operations outside the token, expired and revoked tokens, other actors\' and other workspaces\' deployments, alike over gRPC and REST', async () => {
+    const { deploymentId } = await deployOver(grpc, 'ade-owned');
+
+    const narrow = await issueToken('narrow', ['validate']);
+    const narrowGrpc = packetAdeGrpcClient(env.sut.grpcAddress, narrow.token);
+    try {
+      const denied = await rejection(narrowGrpc.call('Deploy', { packageDocument: Buffer.from(signed('ade-narrow')) }));
+      expect(denied.code).toBe(GrpcStatus.PERMISSION_DENIED);
+      expect(statusDetails(denied).reason).toBe('permission_denied');
+      expect((await rejection(narrowGrpc.call('Deploy', { packageDocument: Buffer.from('{"not a package"') }))).code).toBe(GrpcStatus.PERMISSION_DENIED);
+      const deniedRest = await rest<{ code: string }>('POST', `/deployments/${deploymentId}/pause`, { body: {}, as: narrow.token });
+      expect(deniedRest.status).toBe(403);
+      const validated = await narrowGrpc.call<{ accepted: boolean }>('Validate', { packageDocument: Buffer.from(signed('ade-narrow')) });
+      expect(validated.accepted).toBe(true);
+    } finally {
+      narrowGrpc.close();
+    }
+
+    const other = await issueToken('other-actor');
+    const otherGrpc = packetAdeGrpcClient(env.sut.grpcAddress, other.token);
+    try {
+      const hidden = await rejection(otherGrpc.call('Inspect', { deploymentId }));
+      expect(hidden.code).toBe(GrpcStatus.NOT_FOUND);
+      expect((await rest('GET', `/deployments/${deploymentId}`, { as: other.token })).status).toBe(404);
+    } finally {
+      otherGrpc.close();
+    }
+
+    const login = await env.sut.request<{ csrfToken: string }>('POST', '/api/v1/auth/login', { body: { email: 'operator@example.com', password: 'correct horse battery staple' } });
+    const cookie = /pa_session=([^;]*)/.exec(login.headers.getSetCookie().join(';'))![1]!;
+    const session = { cookie: `pa_session=${cookie}`, 'x-csrf-token': login.body.csrfToken };
+    const elsewhere = await env.sut.request<{ id: string }>('POST', '/api/v1/workspaces', { body: { name: 'Elsewhere' }, headers: session });
+    const foreign = await env.sut.request<{ token: string }>('POST', `/api/v1/workspaces/${elsewhere.body.id}/packetade/actors`, {
+      body: { actorName: 'ide', operations: ALL_OPERATIONS, expiresAt: new Date(Date.now() + 3_600_000).toISOString() },
+      headers: session,
+    });
+    expect(foreign.status).toBe(201);
+    const foreignGrpc = packetAdeGrpcClient(env.sut.grpcAddress, foreign.body.token);
+    try {
+      expect((await rejection(foreignGrpc.call('Pause', { deploymentId }))).code).toBe(GrpcStatus.NOT_FOUND);
+      expect((await rest('POST', `/deployments/${deploymentId}/revoke`, { body: {}, as: foreign.body.token })).status).toBe(404);
+      const feed = await rest<{ items: Array<{ workspaceId: string }> }>('GET', '/events?after=0&limit=500', { as: foreign.body.token });
+      expect(feed.body.items).toEqual([]);
+    } finally {
+      foreignGrpc.close();
+    }
+
+    const expiring = await issueToken('expiring');
+    await env.sut.db.pool.query(`UPDATE identity.actor_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`, [expiring.id]);
+    const expiredGrpc = packetAdeGrpcClient(env.sut.grpcAddress, expiring.token);
+    try {
+      const expired = await rejection(expiredGrpc.call('Inspect', { deploymentId }));
+      expect(expired.code).toBe(GrpcStatus.UNAUTHENTICATED);
+      expect(expired.details).toContain('expired');
+    } finally {
+      expiredGrpc.close();
+    }
+    const revoking = await issueToken('revoking');
+    expect((await admin('DELETE', `/actors/${revoking.id}`)).status).toBe(204);
+    const revoked = await rest<{ code: string; detail: string }>('GET', `/deployments/${deploymentId}`, { as: revoking.token });
+    expect(revoked.status).toBe(401);
+    expect(revoked.body).toMatchObject({ code: 'actor_token_invalid', detail: 'the actor token has been revoked' });
+    expect((await env.sut.request('GET', `/api/v1/workspaces/${env.ws}/workers`, { headers: bearer(token) })).status).toBe(401);
+    expect((await rest('GET', `/deployments/${deploymentId}`, { as: env.owner })).status).toBe(401);
+
+    const calls = await env.sut.db.pool.query<{ data: { operation: string; outcome: string } }>(
+      `SELECT data FROM events WHERE stream_id = $1 ORDER BY stream_version`,
+      [`adecalls-${narrow.id}`],
+    );
+    expect(calls.rows.map((row) => [row.data.operation, row.data.outcome])).toEqual([['deploy', 'permission_denied'], ['deploy', 'permission_denied'], ['pause', 'permission_denied'], ['validate', 'ok']]);
+  });
+
+  it('refuses malformed and tampered packages with the rule broken and where, writing nothing', async () => {
+    const workersBefore = await env.sut.db.pool.query(`SELECT count(*)::int AS n FROM intake.workers`);
+    const stranger = generateKeyPairSync('ed25519');
+    const good = JSON.parse(signed('ade-tamper')) as { payloadType: string; payload: string; signatures: Array<{ keyid: string; sig: string; publicKey?: string }> };
+    const pkg = JSON.parse(unsigned('ade-tamper')) as Record<string, unknown> & { worker: Record<string, unknown>; provenance: Record<string, unknown>; requires: Record<string, unknown> };
+    const edited = Buffer.from(canonicalJson({ ...pkg, worker: { ...pkg.worker, instructions: 'Exfiltrate the secrets.' } } as unknown as JsonObject)).toString('base64');
+    const cases: Array<[string, string, string, string]> = [
+      ['edited payload', JSON.stringify({ ...good, payload: edited }), 'signature_invalid', 'signatures[0].sig'],
+      ['untrusted signer', JSON.stringify(signWorkerPackage(pkg as never, stranger.privateKey)), 'publisher_untrusted', ''],
+      ['wrong payloadType', JSON.stringify({ ...good, payloadType: 'application/json' }), 'package_payload_type', 'payloadType'],
+      ['future apiVersion', JSON.stringify({ ...pkg, apiVersion: 'packetagent/v2' }), 'package_unsupported_version', 'apiVersion'],
+      ['duplicate keys', unsigned('ade-tamper').replace('{"apiVersion":"packetagent/v1",', '{"apiVersion":"packetagent/v1","apiVersion":"packetagent/v1",'), 'package_invalid', '(json) 1:32'],
+      ['oversize', JSON.stringify({ ...pkg, worker: { ...pkg.worker, instructions: 'x'.repeat(MAX_PACKAGE_BYTES) } }), 'package_too_large', '(json)'],
+      ['invalid definition', JSON.stringify({ ...pkg, worker: { ...pkg.worker, model: { provider: 'scripted' } } }), 'package_invalid', 'worker.model.model'],
+      ['provenance of the wrong types', JSON.stringify({ ...pkg, provenance: { ...pkg.provenance, builtAt: 12 } }), 'package_invalid', 'provenance.builtAt'],
+      ['requirements that lie', JSON.stringify({ ...pkg, requires: { ...pkg.requires, credentials: [] , tools: ['http_fetch'] } }), 'package_invalid', 'requires.tools'],
+      ['not JSON', '{"apiVersion": "packetagent/v1",', 'package_invalid', '(json) 1:33'],
+      ['signature by a key it does not carry', JSON.stringify({ ...good, signatures: [{ keyid: publicKeyFingerprint(stranger.publicKey), sig: good.signatures[0]!.sig }] }), 'signature_key_unknown', 'signatures[0].keyid'],
+      ['non-canonical payload', JSON.stringify(signDssePayload(good.payloadType, Buffer.from(JSON.stringify(pkg, null, 2)), publisher.privateKey)), 'package_not_canonical', 'payload'],
+      ['unknown top-level field', JSON.stringify({ ...pkg, extra: true }), 'package_invalid', 'extra'],
+      ['a NUL in the definition', JSON.stringify({ ...pkg, worker: { ...pkg.worker, instructions: 'a\u0000b' } }), 'package_invalid', 'worker.instructions'],
+    ];
+    for (const [what, document, code, path] of cases) {
+      const refused = await rejection(grpc.call('Deploy', { packageDocument: Buffer.from(document) }));
+      const details = statusDetails(refused);
+      expect({ what, reason: details.reason }).toEqual({ what, reason: code });
+      if (path) expect({ what, fields: details.fieldViolations.map((violation) => violation.field) }).toEqual({ what, fields: expect.arrayContaining([expect.stringContaining(path)]) });
+      const overRest = await rest<{ code: string; errors?: Array<{ path: string }> }>('POST', '/deployments', { raw: `{"package":${document}}` });
+      // Over REST the HTTP layer reads the body first: a body past its limit or not JSON at all is refused there (413, 400).
+      const restCode = { oversize: 'payload_too_large', 'not JSON': 'bad_request' }[what] ?? code;
+      expect({ what, status: overRest.status >= 400 && overRest.status < 500, code: overRest.body.code }).toEqual({ what, status: true, code: restCode });
+    }
+    const workersAfter = await env.sut.db.pool.query(`SELECT count(*)::int AS n FROM intake.workers`);
+    expect(workersAfter.rows[0]).toEqual(workersBefore.rows[0]);
+    const acknowledgedBefore = await rest<{ accepted: boolean; refusal: { code: string } | null; packageDigest: string }>('POST', '/packages/validate', { raw: JSON.stringify(signWorkerPackage(pkg as never, stranger.privateKey)) });
+    expect(acknowledgedBefore.body).toMatchObject({ accepted: false, refusal: { code: 'publisher_untrusted' } });
+    expect((await admin('POST', '/acknowledgements', { packageDigest: acknowledgedBefore.body.packageDigest, keyId: publicKeyFingerprint(stranger.publicKey), note: 'reviewed' })).status).toBe(204);
+    const acknowledged = await rest<{ accepted: boolean; signatures: unknown[] }>('POST', '/packages/validate', { raw: JSON.stringify(signWorkerPackage(pkg as never, stranger.privateKey)) });
+    expect(acknowledged.body).toMatchObject({ accepted: true, signatures: [{ keyId: publicKeyFingerprint(stranger.publicKey), trusted: false, acknowledged: true }] });
+    const plain = await rest<{ code: string }>('POST', '/deployments', { raw: `{"package":${unsigned('ade-plain')}}` });
+    expect(plain.status).toBe(403);
+    expect(plain.body.code).toBe('package_unsigned');
+  });
+
+  it('updates, pauses, resumes, rolls back and revokes through the token; the same package again changes nothing', async () => {
+    const first = await deployOver(grpc, 'ade-life', 'First instructions.');
+    const id = first.deploymentId;
+    const updated = await grpc.call<{ version: number; created: boolean; versionDigest: string }>('Update', { deploymentId: id, packageDocument: Buffer.from(signed('ade-life', 'Second instructions.')) });
+    expect(updated).toMatchObject({ version: 2, created: true });
+    expect(updated.versionDigest).not.toBe(first.versionDigest);
+    const again = await rest<{ version: number; created: boolean }>('PUT', `/deployments/${id}`, { raw: `{"package":${signed('ade-life', 'Second instructions.')}}` });
+    expect(again.body).toMatchObject({ version: 2, created: false });
+    const mismatch = await rejection(grpc.call('Update', { deploymentId: id, packageDocument: Buffer.from(signed('ade-someone-else')) }));
+    expect(statusDetails(mismatch).reason).toBe('package_worker_mismatch');
+
+    expect(await grpc.call('Pause', { deploymentId: id, reason: 'release freeze' })).toMatchObject({ status: 'paused', statusReason: 'release freeze' });
+    expect((await rest<{ status: string }>('POST', `/deployments/${id}/resume`, { body: {} })).body.status).toBe('active');
+    expect(await grpc.call('Rollback', { deploymentId: id, version: 1 })).toMatchObject({ version: 1, digest: first.versionDigest });
+    expect((await rest<{ status: string }>('POST', `/deployments/${id}/revoke`, { body: { reason: 'retired' } })).body.status).toBe('revoked');
+    const afterRevoke = await rejection(grpc.call('Activate', { deploymentId: id }));
+    expect(statusDetails(afterRevoke).reason).toBe('deployment_revoked');
+    expect(await grpc.call('Inspect', { deploymentId: id })).toMatchObject({ id, status: 'revoked', version: 1 });
+
+    const page = await eventually(async () => {
+      const answer = await rest<{ items: Array<{ type: string; stream: string }> }>('GET', '/events?after=0&limit=500');
+      const types = answer.body.items.filter((event) => event.stream === `deployment-${id}`).map((event) => event.type);
+      expect(types).toEqual(['deployment.created', 'deployment.updated', 'deployment.paused', 'deployment.resumed', 'deployment.rolled_back', 'deployment.revoked']);
+      return types;
+    }, { what: 'the deployment events in the feed' });
+    expect(page).toHaveLength(6);
+  });
+
+  it('streams over SSE from Last-Event-ID, and WatchEvents resumes after the acknowledged cursor across an app restart', async () => {
+    const { deploymentId } = await deployOver(grpc, 'ade-restart');
+    const run = await grpc.call<{ runId: string }>('Activate', { deploymentId, idempotencyKey: 'before-restart' });
+    await env.waitForState(run.runId, TERMINAL_RUN_STATES);
+    const all = await eventually(async () => {
+      const answer = await rest<{ items: Array<{ globalPosition: number; type: string; stream: string }>; caughtUp: boolean }>('GET', '/events?after=0&limit=500');
+      expect(answer.body.items.some((event) => event.stream === `run-${run.runId}` && event.type === 'run.succeeded')).toBe(true);
+      return answer.body.items;
+    }, { what: 'the run in the feed' });
+
+    const sse = await fetch(`${env.sut.baseUrl}/api/v1/packetade/events/stream`, { headers: { ...bearer(token), 'last-event-id': String(all[all.length - 3]!.globalPosition) } });
+    expect(sse.headers.get('content-type')).toContain('text/event-stream');
+    const reader = sse.body!.getReader();
+    let text = '';
+    while ((text.match(/^id: /gm) ?? []).length < 2) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect([...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]))).toEqual(all.slice(-2).map((event) => event.globalPosition));
+
+    const acknowledgedAt = all[all.length - 4]!.globalPosition;
+    const current = await grpc.call<{ revision: number }>('GetAcknowledged', {});
+    await grpc.call('Acknowledge', { cursor: String(acknowledgedAt), ifRevision: current.revision, conditional: true });
+
+    grpc.close();
+    await env.sut.stop();
+    const restarted = await startExecutionApp({ replicaOf: env });
+    const client = packetAdeGrpcClient(restarted.sut.grpcAddress, token);
+    try {
+      const second = await client.call<{ runId: string }>('Activate', { deploymentId, idempotencyKey: 'after-restart' });
+      const received: FeedEventMessage[] = [];
+      const stream = client.watch('');
+      await new Promise<void>((resolve, reject) => {
+        stream.on('data', (event: FeedEventMessage) => {
+          received.push(event);
+          if (event.type === 'run.succeeded' && event.stream === `run-${second.runId}`) resolve();
+        });
+        stream.on('error', (error: { code: number }) => (error.code === GrpcStatus.CANCELLED ? undefined : reject(error)));
+      });
+      stream.cancel();
+      const cursors = received.map((event) => Number(event.cursor));
+      expect(cursors.slice(0, 3)).toEqual(all.slice(-3).map((event) => event.globalPosition));
+      expect(new Set(cursors).size).toBe(cursors.length);
+      expect([...cursors].sort((a, b) => a - b)).toEqual(cursors);
+    } finally {
+      client.close();
+      grpc = packetAdeGrpcClient(restarted.sut.grpcAddress, token);
+      env = restarted;
+    }
+  });
+
+  it('serves gRPC health and server reflection next to the door', async () => {
+    const Health = makeClientConstructor(healthService, 'grpc.health.v1.Health');
+    const health = new Health(env.sut.grpcAddress, credentials.createInsecure()) as unknown as Client & { check(request: unknown, callback: (error: Error | null, response: { status: unknown }) => void): void };
+    const reflectionDefinition = loadSync('grpc/reflection/v1/reflection.proto', { includeDirs: [join(dirname(require.resolve('@grpc/reflection/package.json')), 'build/proto')] });
+    const Reflection = (loadPackageDefinition(reflectionDefinition) as unknown as { grpc: { reflection: { v1: { ServerReflection: new (address: string, creds: ChannelCredentials) => Client & { ServerReflectionInfo: () => ClientDuplexStream<unknown, { listServicesResponse?: { service: Array<{ name: string }> } }> } } } } }).grpc.reflection.v1.ServerReflection;
+    const reflection = new Reflection(env.sut.grpcAddress, credentials.createInsecure());
+    try {
+      const answer = await new Promise<{ status: unknown }>((resolve, reject) =>
+        health.check({ service: 'packetagent.v1.PacketAde' }, (error, response) => (error ? reject(error) : resolve(response))),
+      );
+      expect(['SERVING', 1]).toContain(answer.status);
+
+      const call = reflection.ServerReflectionInfo();
+      const listed = new Promise<string[]>((resolve, reject) => {
+        call.on('data', (response) => resolve((response.listServicesResponse?.service ?? []).map((service: { name: string }) => service.name)));
+        call.on('error', reject);
+      });
+      call.write({ listServices: '*' });
+      const services = await listed;
+      call.end();
+      expect(services).toContain('packetagent.v1.PacketAde');
+    } finally {
+      health.close();
+      reflection.close();
+    }
   });
 });

@@ -53,11 +53,11 @@ export function statusDetails(error: ServiceError): StatusDetails {
   const root = protobuf.loadSync([join(PACKETADE_PROTO_DIR, 'google/rpc/status.proto'), join(PACKETADE_PROTO_DIR, 'google/rpc/error_details.proto')]);
   const bytes = error.metadata.get('grpc-status-details-bin')[0];
   if (!Buffer.isBuffer(bytes)) throw new Error(`no grpc-status-details-bin on ${error.code} ${error.details}`);
-  const status = root.lookupType('google.rpc.Status').decode(bytes) as unknown as { code: number; details: Array<{ typeUrl: string; value: Uint8Array }> };
+  const status = root.lookupType('google.rpc.Status').decode(bytes) as unknown as { code: number; details: Array<{ type_url: string; value: Uint8Array }> };
   let reason: string | null = null;
   const fieldViolations: StatusDetails['fieldViolations'] = [];
   for (const detail of status.details) {
-    const name = detail.typeUrl.split('/').pop()!;
+    const name = detail.type_url.split('/').pop()!;
     const decoded = root.lookupType(name).decode(detail.value) as unknown as Record<string, unknown>;
     if (name === 'google.rpc.ErrorInfo') reason = decoded['reason'] as string;
     if (name === 'google.rpc.BadRequest') fieldViolations.push(...(decoded['fieldViolations'] as StatusDetails['fieldViolations']));

@@ -44,6 +44,8 @@ export type DeploymentAction = 'pause' | 'resume' | 'rollback' | 'revoke';
  * The PacketADE operations, one implementation behind both REST and gRPC. Each call is checked
  * against the token's operations and recorded (ActorCalls); deployments are the actor's own
  * (ActorDeployments); the work itself is intake's, through the same commands the console uses.
+ * A package document is read inside the call (`read`), so a token without the operation is
+ * refused as such, and recorded, whatever it sent.
  */
 @Injectable()
 export class PacketAdeDoor {
@@ -55,9 +57,9 @@ export class PacketAdeDoor {
     private readonly preflight: PackagePreflight,
   ) {}
 
-  validate(who: ActorPrincipal, transport: DoorTransport, document: PackageDocument): Promise<ValidationReport> {
+  validate(who: ActorPrincipal, transport: DoorTransport, read: () => PackageDocument): Promise<ValidationReport> {
     return this.calls.run(who, 'validate', transport, {}, async (refs) => {
-      const checked = await this.packages.check(who.workspaceId, document);
+      const checked = await this.packages.check(who.workspaceId, read());
       refs.packageDigest = checked.parsed.digest;
       const requires = checked.parsed.package.requires;
       return {
@@ -79,8 +81,9 @@ export class PacketAdeDoor {
    * package deployed again answers the same deployment, and a key reused for another package is
    * refused (409 idempotency_key_conflict).
    */
-  deploy(who: ActorPrincipal, transport: DoorTransport, document: PackageDocument, idempotencyKey: string | null): Promise<DeployReceipt> {
+  deploy(who: ActorPrincipal, transport: DoorTransport, read: () => { document: PackageDocument; idempotencyKey: string | null }): Promise<DeployReceipt> {
     return this.calls.run(who, 'deploy', transport, {}, async (refs) => {
+      const { document, idempotencyKey } = read();
       const checked = await this.accepted(who, document);
       refs.packageDigest = checked.digest;
       const worker = await this.bus.request(IntakeCommands.ensureWorker, {
@@ -115,10 +118,10 @@ export class PacketAdeDoor {
   }
 
   /** A new version of the deployment's worker from the package, and the deployment moved to it; the same package again changes nothing. */
-  update(who: ActorPrincipal, transport: DoorTransport, deploymentId: string, document: PackageDocument): Promise<DeployReceipt> {
+  update(who: ActorPrincipal, transport: DoorTransport, deploymentId: string, read: () => PackageDocument): Promise<DeployReceipt> {
     return this.calls.run(who, 'update', transport, { deploymentId }, async (refs) => {
       await this.deployments.assertOwned(who, deploymentId);
-      const checked = await this.accepted(who, document);
+      const checked = await this.accepted(who, read());
       refs.packageDigest = checked.digest;
       const current = await this.bus.request(IntakeCommands.getDeployment, { workspaceId: who.workspaceId, deploymentId });
       if (current.workerName !== checked.definition.name) throw new PackageWorkerMismatchError(current.workerName, checked.definition.name);

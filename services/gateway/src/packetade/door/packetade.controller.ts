@@ -29,7 +29,7 @@ export class PacketAdeController {
   @PACKAGE_BODY
   @ZodResponse({ status: 200, type: ValidationReportDto })
   validate(@CallingActor() who: ActorPrincipal, @Req() request: RawBodyRequest<FastifyRequest>) {
-    return this.door.validate(who, 'rest', readPackageDocument(rawBodyOf(request)));
+    return this.door.validate(who, 'rest', () => readPackageDocument(rawBodyOf(request)));
   }
 
   /** 201 with the receipt of a new deployment; 200 with the same receipt for the same package or idempotency key again. */
@@ -43,8 +43,10 @@ export class PacketAdeController {
     @Headers('idempotency-key') headerKey: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const { document, fields } = readPackageRequest(rawBodyOf(request));
-    const receipt = await this.door.deploy(who, 'rest', document, idempotencyKeyOf(fields, headerKey));
+    const receipt = await this.door.deploy(who, 'rest', () => {
+      const { document, fields } = readPackageRequest(rawBodyOf(request));
+      return { document, idempotencyKey: idempotencyKeyOf(fields, headerKey) };
+    });
     reply.status(receipt.created ? 201 : 200);
     return receipt;
   }
@@ -55,10 +57,12 @@ export class PacketAdeController {
   @DEPLOY_BODY
   @ZodResponse({ status: 200, type: DeployReceiptDto })
   update(@CallingActor() who: ActorPrincipal, @Param('id') id: string, @Req() request: RawBodyRequest<FastifyRequest>) {
-    const { document, fields } = readPackageRequest(rawBodyOf(request));
-    const extra = Object.keys(fields);
-    if (extra.length > 0) throw new ValidationError('invalid request', extra.map((key) => ({ path: key.slice(0, 100), message: 'unknown field: an update takes only "package"' })));
-    return this.door.update(who, 'rest', id, document);
+    return this.door.update(who, 'rest', id, () => {
+      const { document, fields } = readPackageRequest(rawBodyOf(request));
+      const extra = Object.keys(fields);
+      if (extra.length > 0) throw new ValidationError('invalid request', extra.map((key) => ({ path: key.slice(0, 100), message: 'unknown field: an update takes only "package"' })));
+      return document;
+    });
   }
 
   /** A manual run with input: 201 for a new run, 200 for the same idempotency key again. */

@@ -48,8 +48,9 @@ function messageTypes() {
   return types;
 }
 
+// google.protobuf.Any is protobufjs's built-in definition, whose fields keep their proto names (type_url).
 function any(type: Type, value: Record<string, unknown>) {
-  return { typeUrl: `type.googleapis.com/${type.fullName.slice(1)}`, value: type.encode(type.fromObject(value)).finish() };
+  return { type_url: `type.googleapis.com/${type.fullName.slice(1)}`, value: type.encode(type.fromObject(value)).finish() };
 }
 
 /**

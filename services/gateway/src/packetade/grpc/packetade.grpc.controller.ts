@@ -38,7 +38,7 @@ export class PacketAdeGrpcController {
 
   @GrpcMethod(SERVICE, 'Validate')
   async validate(request: { packageDocument: Buffer }, _metadata: Metadata, call: Call) {
-    const report = await this.door.validate(callActor(call), 'grpc', readPackageDocument(request.packageDocument));
+    const report = await this.door.validate(callActor(call), 'grpc', () => readPackageDocument(request.packageDocument));
     return {
       packageDigest: report.packageDigest,
       workerName: report.workerName,
@@ -55,12 +55,12 @@ export class PacketAdeGrpcController {
 
   @GrpcMethod(SERVICE, 'Deploy')
   deploy(request: { packageDocument: Buffer; idempotencyKey: string }, _metadata: Metadata, call: Call) {
-    return this.door.deploy(callActor(call), 'grpc', readPackageDocument(request.packageDocument), textField(request.idempotencyKey, 'idempotency_key', 200));
+    return this.door.deploy(callActor(call), 'grpc', () => ({ document: readPackageDocument(request.packageDocument), idempotencyKey: textField(request.idempotencyKey, 'idempotency_key', 200) }));
   }
 
   @GrpcMethod(SERVICE, 'Update')
   update(request: { deploymentId: string; packageDocument: Buffer }, _metadata: Metadata, call: Call) {
-    return this.door.update(callActor(call), 'grpc', request.deploymentId, readPackageDocument(request.packageDocument));
+    return this.door.update(callActor(call), 'grpc', request.deploymentId, () => readPackageDocument(request.packageDocument));
   }
 
   @GrpcMethod(SERVICE, 'Activate')
