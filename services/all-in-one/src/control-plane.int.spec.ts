@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { roleHasPermission, ROLES, runControlStreamId, runStreamId, type Permission, type Role } from '@packetagent/contracts';
@@ -413,6 +414,13 @@ describe('control plane over HTTP', () => {
       { method: 'GET', path: () => '/api-keys', permission: 'admin' },
       { method: 'POST', path: () => '/api-keys', permission: 'admin', body: () => ({ name: 'matrix', role: 'viewer' }) },
       { method: 'DELETE', path: () => '/api-keys/0000000000000000dead', permission: 'admin' },
+      { method: 'GET', path: () => '/packetade/actors', permission: 'admin' },
+      { method: 'POST', path: () => '/packetade/actors', permission: 'admin', body: () => ({ actorName: 'matrix', operations: ['validate'], expiresAt: new Date(Date.now() + 3_600_000).toISOString() }) },
+      { method: 'DELETE', path: () => '/packetade/actors/0000000000000000dead', permission: 'admin' },
+      { method: 'GET', path: () => '/packetade/publishers', permission: 'admin' },
+      { method: 'POST', path: () => '/packetade/publishers', permission: 'admin', body: () => ({ name: 'matrix', publicKey: generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString() }) },
+      { method: 'DELETE', path: () => `/packetade/publishers/SHA256:${'0'.repeat(64)}`, permission: 'admin' },
+      { method: 'POST', path: () => '/packetade/acknowledgements', permission: 'admin', body: () => ({ packageDigest: 'a'.repeat(64), keyId: `SHA256:${'b'.repeat(64)}` }) },
       // Revoke last: it ends the fixture deployment for the routes above.
       { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/revoke`, permission: 'deployment-control', body: () => ({}) },
     ];

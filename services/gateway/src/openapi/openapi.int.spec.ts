@@ -84,7 +84,8 @@ describe(OpenApiController.name, () => {
 
   it('describes bodies from the zod DTOs, security schemes, permissions and problem answers', async () => {
     const document = (await sut.request<Document>('GET', '/api/v1/openapi.json')).body;
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['bearer', 'cookie', 'csrf']);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['actorToken', 'bearer', 'cookie', 'csrf']);
+    expect(document.components.securitySchemes['actorToken']).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(document.components.securitySchemes['bearer']).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(document.components.securitySchemes['cookie']).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'pa_session' });
 
