@@ -80,6 +80,8 @@ export interface Answer<T> {
 
 export interface App {
   baseUrl: string;
+  /** The PacketADE gRPC port, host:port. */
+  grpcAddress: string;
   db: TestDatabase;
   bus: TestBus;
   /** The owner's workspace and API key, from first-run setup. */
@@ -135,6 +137,8 @@ export async function startInfrastructure(): Promise<Infrastructure> {
 export interface AppProcess extends ServerProcess {
   name: string;
   baseUrl: string;
+  /** The PacketADE gRPC port, host:port. */
+  grpcAddress: string;
 }
 
 let builtChecked = false;
@@ -169,7 +173,7 @@ export async function spawnApp(infra: Infrastructure, name: string, env: Record<
       ...env,
     },
   });
-  return { name, baseUrl, ...started };
+  return { name, baseUrl, grpcAddress: `127.0.0.1:${env['PACKETAGENT_GRPC_PORT'] ?? grpcPort}`, ...started };
 }
 
 /** First-run setup: the owner's workspace and API key. */
@@ -196,7 +200,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<App> {
   try {
     app = await spawnApp(infra, 'the app', { PACKETAGENT_SUPERVISOR_ENABLED: 'false', ...env });
     const setup = await firstRunSetup(app.baseUrl, infra.setupToken);
-    return { baseUrl: app.baseUrl, db: infra.db, bus: infra.bus, setup, stop };
+    return { baseUrl: app.baseUrl, grpcAddress: app.grpcAddress, db: infra.db, bus: infra.bus, setup, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -5,7 +5,8 @@
  * authorisation through the compiled app against a bare NATS echo, and run execution by the
  * compiled app's supervisors against a single commit and graphile-worker, in the same run on the
  * same database server and NATS, and commands through the sandbox service against a bare
- * spawn. PACKETAGENT_BENCH_PHASES=execution (comma-separated) runs some
+ * spawn, and the PacketADE door's gRPC activation and WatchEvents against its REST activation
+ * and the relay's NATS subjects. PACKETAGENT_BENCH_PHASES=execution (comma-separated) runs some
  * phases only. Prints tables and writes JSON to tools/bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,7 @@ import { benchOperations, printOperations } from './operations.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
 import { benchComputers, printComputers } from './computers.bench';
 import { benchMcp, printMcp } from './mcp.bench';
+import { benchPacketAde, printPacketAde } from './packetade.bench';
 import { benchSandbox, printSandbox } from './sandbox.bench';
 import { ratio, table } from './stats';
 
@@ -46,7 +48,7 @@ async function withFresh<T>(fn: (fresh: { db: TestDatabase; nc: NatsConnection; 
 }
 
 /** Phases in the order they run; PACKETAGENT_BENCH_PHASES (comma-separated) selects some of them. */
-const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution', 'operations', 'sandbox', 'computers', 'mcp'] as const;
+const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution', 'operations', 'sandbox', 'computers', 'mcp', 'packetade'] as const;
 type Phase = (typeof PHASES)[number];
 
 function selectedPhases(): Set<Phase> {
@@ -206,6 +208,15 @@ async function main(): Promise<void> {
     const mcp = await benchMcp({ warmup: quick ? 5 : 50, count: quick ? 30 : 500 });
     results['mcp'] = mcp;
     printMcp(mcp);
+  }
+
+  if (phases.has('packetade')) {
+    const packetade = await benchPacketAde({
+      activation: { warmup: quick ? 20 : 100, count: quick ? 50 : 500 },
+      watch: { ratePerSecond: 100, warmupSeconds: quick ? 1 : 2, seconds: quick ? 2 : 10, tokens: 16, slowCount: quick ? 40 : 200 },
+    });
+    results['packetade'] = packetade;
+    printPacketAde(packetade);
   }
 
   const dir = join(__dirname, '..', 'results');
