@@ -220,8 +220,8 @@ describe('PacketADE door', () => {
     expect((await rest('GET', `/deployments/${deploymentId}`, { as: env.owner })).status).toBe(401);
 
     const calls = await env.sut.db.pool.query<{ data: { operation: string; outcome: string } }>(
-      `SELECT data FROM events WHERE stream_id = $1 ORDER BY stream_version`,
-      [`adecalls-${narrow.id}`],
+      `SELECT data FROM events WHERE type = 'packetade.actor_call_recorded' AND data->>'tokenId' = $1 ORDER BY global_position`,
+      [narrow.id],
     );
     expect(calls.rows.map((row) => [row.data.operation, row.data.outcome])).toEqual([['deploy', 'permission_denied'], ['deploy', 'permission_denied'], ['pause', 'permission_denied'], ['validate', 'ok']]);
   });
@@ -345,6 +345,20 @@ describe('PacketADE door', () => {
       grpc = packetAdeGrpcClient(restarted.sut.grpcAddress, token);
       env = restarted;
     }
+  });
+
+  it('answers and records every one of many concurrent calls of one token', async () => {
+    const { deploymentId } = await deployOver(grpc, 'ade-busy');
+    const keys = Array.from({ length: 40 }, (_, i) => `busy-${i}`);
+
+    const runs = await Promise.all(keys.map((idempotencyKey) => grpc.call<{ runId: string }>('Activate', { deploymentId, idempotencyKey })));
+
+    expect(new Set(runs.map((run) => run.runId)).size).toBe(40);
+    const recorded = await env.sut.db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM events WHERE type = 'packetade.actor_call_recorded' AND data->>'operation' = 'activate' AND data->>'deploymentId' = $1 AND data->>'outcome' = 'ok'`,
+      [deploymentId],
+    );
+    expect(recorded.rows[0]!.n).toBe(40);
   });
 
   it('serves gRPC health and server reflection next to the door', async () => {

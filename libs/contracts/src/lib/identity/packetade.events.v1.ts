@@ -6,9 +6,9 @@ import { FINGERPRINT_PATTERN } from '../packetade/dsse';
 
 /**
  * Audit events of the PacketADE door. Issuing, revoking, trusting and acknowledging go on the
- * workspace's stream with the other identity events; every call an actor token makes goes on
- * the token's own stream, so a busy actor does not contend with the workspace's audit.
- * None carries a secret or a hash of one.
+ * workspace's stream with the other identity events; every call an actor token makes is a
+ * stream of its own (`adecall-<id>`), so concurrent calls never contend for one stream's next
+ * version. None carries a secret or a hash of one.
  */
 const workspaceId = z.string().regex(Identifiers.workspace);
 const tokenId = z.string().regex(/^[a-f0-9]{20}$/);
@@ -50,9 +50,9 @@ export const PacketAdeEventTypes = {
 
 export type ActorCallRecorded = z.infer<typeof ActorCallRecordedV1>;
 
-/** The stream of every call made with one actor token. */
-export function actorCallsStream(tokenId: string): string {
-  return `adecalls-${tokenId}`;
+/** The stream of one call made with an actor token; `callId` is unique (a UUIDv7, so call streams sort by time). */
+export function actorCallStream(callId: string): string {
+  return `adecall-${callId}`;
 }
 
 export function registerPacketAdeEvents(registry: EventRegistry): EventRegistry {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { actorCallsStream, DomainError, PacketAdeEventTypes, type ActorOperation } from '@packetagent/contracts';
+import { actorCallStream, DomainError, newEventId, PacketAdeEventTypes, type ActorOperation } from '@packetagent/contracts';
 import { PostgresEventStore } from '@packetagent/eventstore';
 import type { ActorPrincipal } from '../actors/actor-principal';
 import { OperationNotGrantedError } from './actor-errors';
@@ -15,9 +15,10 @@ export interface CallRefs {
 
 /**
  * Every call an actor token makes, allowed or refused, is recorded as
- * `packetade.actor_call_recorded` on the token's stream before its answer leaves: the record is
- * how an admin sees what PacketADE did in the workspace. A call outside the token's operations
- * is refused here, and recorded as such.
+ * `packetade.actor_call_recorded` before its answer leaves: the record is how an admin sees what
+ * PacketADE did in the workspace (the events of that type, by `tokenId` or `actorName`). Each
+ * record is a stream of its own, so a token's concurrent calls append without contending. A
+ * call outside the token's operations is refused here, and recorded as such.
  */
 @Injectable()
 export class ActorCalls {
@@ -39,8 +40,8 @@ export class ActorCalls {
 
   private async record(principal: ActorPrincipal, operation: ActorOperation, transport: DoorTransport, refs: CallRefs, outcome: string): Promise<void> {
     await this.store.append(
-      actorCallsStream(principal.tokenId),
-      'any',
+      actorCallStream(newEventId()),
+      'no_stream',
       [
         {
           type: PacketAdeEventTypes.actorCallRecorded,

@@ -63,20 +63,25 @@ export class ActorFeed implements BeforeApplicationShutdown {
    */
   async follow(who: ActorPrincipal, after: number, sink: FeedSink, release: () => void): Promise<FeedSession> {
     let session: FeedSession | null = null;
-    const subscription = this.nc.subscribe(`${this.topology.eventsSubjectRoot}.${who.workspaceId}.>`, {
-      callback: (error, message) => {
-        if (error) {
-          session?.close('error', 'the live subscription failed; reconnect from your last cursor');
-          return;
-        }
-        const position = positionOf(message.string());
-        if (position !== null) session?.wake(position);
-      },
-    });
+    // Only the categories the feed holds wake a session: the door's own call records, and the
+    // rest of the workspace's traffic, do not.
+    const subscriptions = FEED_CATEGORIES.map((category) =>
+      this.nc.subscribe(`${this.topology.eventsSubjectRoot}.${who.workspaceId}.${category}.>`, {
+        callback: (error, message) => {
+          if (error) {
+            session?.close('error', 'the live subscription failed; reconnect from your last cursor');
+            return;
+          }
+          const position = positionOf(message.string());
+          if (position !== null) session?.wake(position);
+        },
+      }),
+    );
+    const unsubscribe = () => subscriptions.forEach((subscription) => subscription.unsubscribe());
     try {
       await this.nc.flush();
     } catch (error) {
-      subscription.unsubscribe();
+      unsubscribe();
       release();
       throw error;
     }
@@ -85,7 +90,7 @@ export class ActorFeed implements BeforeApplicationShutdown {
       sink,
       { pageSize: this.options.catchUpPageSize, heartbeatMs: this.options.heartbeatMs },
       () => {
-        subscription.unsubscribe();
+        unsubscribe();
         this.sessions.delete(session!);
         release();
       },
@@ -100,6 +105,9 @@ export class ActorFeed implements BeforeApplicationShutdown {
     if (this.sessions.size > 0) this.logger.warn(`${this.sessions.size} feed sessions did not close`);
   }
 }
+
+/** The stream categories of the feed (FeedStore.read): deployments, runs, approvals. */
+const FEED_CATEGORIES = ['deployment', 'run', 'attention'] as const;
 
 /** The relay publishes envelopes as JSON; only the top-level position matters here (a pattern over the text could match inside event data). */
 function positionOf(text: string): number | null {

@@ -34,7 +34,9 @@ class ListSink implements FeedSink {
     this.sent.push(event.globalPosition);
     this.onSend?.(event.globalPosition);
   }
-  heartbeat() {}
+  heartbeat(): void {
+    // heartbeats carry no events
+  }
   end(reason: FeedCloseReason, _detail: string | null, cursor: number) {
     this.ended = { reason, cursor };
   }
