@@ -361,6 +361,50 @@ describe('PacketADE door', () => {
     expect(recorded.rows[0]!.n).toBe(40);
   });
 
+  it('answers hostile bytes in paths, queries, headers and bodies with a 4xx problem, never a 5xx', async () => {
+    const { deploymentId } = await deployOver(grpc, 'ade-hostile');
+    const requests: Array<[string, string, { body?: unknown; raw?: string; headers?: Record<string, string> }]> = [
+      ['GET', '/deployments/%00', {}],
+      ['GET', `/deployments/${'x'.repeat(300)}`, {}],
+      ['POST', '/deployments/a%00b/pause', { body: {} }],
+      ['POST', `/deployments/${deploymentId}/pause`, { body: { reason: 'a\u0000b' } }],
+      ['POST', `/deployments/${deploymentId}/runs`, { body: { input: { text: 'a\u0000b' } } }],
+      ['POST', `/deployments/${deploymentId}/runs`, { body: { idempotencyKey: '\ud800' } }],
+      ['GET', `/deployments/${deploymentId}/runs?cursor=%00`, {}],
+      ['GET', '/events?after=%00', {}],
+      ['GET', '/events?after=99999999999999999999', {}],
+      ['POST', '/events/ack', { body: { cursor: '1\u0000' } }],
+      ['POST', '/events/ack', { body: { cursor: '1' }, headers: { 'if-match': 'garbage' } }],
+      ['POST', '/packages/validate', { raw: '['.repeat(100_000) }],
+      ['POST', '/packages/validate', { raw: '"\u0000"' }],
+      ['POST', '/deployments', { raw: '{"package":{},"idempotencyKey":"\u0000"}' }],
+      ['POST', '/deployments', { raw: '{"package":{},"extra":1}' }],
+      ['PUT', `/deployments/${deploymentId}`, { raw: '{"package":' + '{"a":'.repeat(200) + '1' + '}'.repeat(201) }],
+    ];
+    for (const [method, path, options] of requests) {
+      const answer = await rest<{ code?: string }>(method, path, options);
+      expect({ method, path, status: answer.status >= 400 && answer.status < 500, problem: answer.headers.get('content-type') }).toEqual({
+        method,
+        path,
+        status: true,
+        problem: expect.stringContaining('application/problem+json'),
+      });
+    }
+    const admins: Array<[string, string, unknown]> = [
+      ['POST', '/publishers', { name: 'a\u0000b', publicKey: publisher.publicKey.export({ type: 'spki', format: 'pem' }).toString() }],
+      ['POST', '/publishers', { name: 'rsa', publicKey: generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString() }],
+      ['POST', '/acknowledgements', { packageDigest: 'a'.repeat(64), keyId: `SHA256:${'b'.repeat(64)}`, note: 'x\u0000' }],
+      ['DELETE', '/actors/%00', undefined],
+      ['DELETE', '/publishers/%00', undefined],
+      ['POST', '/actors', { actorName: 'ide', operations: ['validate'], expiresAt: '2099-01-01T00:00:00Z' }],
+      ['POST', '/actors', { actorName: 'ide', operations: ['validate', 'validate'], expiresAt: new Date(Date.now() + 60_000).toISOString() }],
+    ];
+    for (const [method, path, body] of admins) {
+      const answer = await admin(method, path, body);
+      expect({ method, path, status: answer.status >= 400 && answer.status < 500 }).toEqual({ method, path, status: true });
+    }
+  });
+
   it('serves gRPC health and server reflection next to the door', async () => {
     const Health = makeClientConstructor(healthService, 'grpc.health.v1.Health');
     const health = new Health(env.sut.grpcAddress, credentials.createInsecure()) as unknown as Client & { check(request: unknown, callback: (error: Error | null, response: { status: unknown }) => void): void };

@@ -1,21 +1,22 @@
 import { z } from 'zod';
 import { createZodDto } from 'nestjs-zod';
+import { storableText } from '../storable-text';
 
 export const DoorRunBody = z.strictObject({
   input: z.json().optional(),
   /** Or the Idempotency-Key header: the same key again answers the same run (200). */
-  idempotencyKey: z.string().min(1).max(200).optional(),
+  idempotencyKey: storableText(200).min(1).optional(),
 });
 export class DoorRunDto extends createZodDto(DoorRunBody) {}
 
-export const DoorActionBody = z.strictObject({ reason: z.string().max(500).optional() });
+export const DoorActionBody = z.strictObject({ reason: storableText(500).optional() });
 export class DoorActionDto extends createZodDto(DoorActionBody) {}
 
-export const DoorRollbackBody = z.strictObject({ version: z.number().int().positive(), reason: z.string().max(500).optional() });
+export const DoorRollbackBody = z.strictObject({ version: z.number().int().positive(), reason: storableText(500).optional() });
 export class DoorRollbackDto extends createZodDto(DoorRollbackBody) {}
 
 export const DoorRunsQuery = z.object({
-  cursor: z.string().max(300).optional(),
+  cursor: storableText(300).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 export class DoorRunsQueryDto extends createZodDto(DoorRunsQuery) {}
