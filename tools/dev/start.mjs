@@ -168,6 +168,9 @@ async function main() {
     log(`  health:    ${base}/healthz   readiness: ${base}/readyz`);
     log(`  console:   ${base}/`);
     log(`  API:       ${base}/api/v1   (OpenAPI: ${base}/api/v1/openapi.json)`);
+    if (process.env.PACKETAGENT_GRPC_ENABLED !== 'false') {
+      log(`  PacketADE: gRPC on 127.0.0.1:${process.env.PACKETAGENT_GRPC_PORT ?? 8485} (packetagent.v1.PacketAde; REST under ${base}/api/v1/packetade)`);
+    }
     for (const line of sandboxNotes()) log(line);
     if (existsSync(setupToken)) {
       log(`First run: open ${base}/setup and paste the one-time token from ${setupToken}; or with curl:`);
