@@ -11,7 +11,7 @@ import { credentials, loadPackageDefinition, Metadata, status as GrpcStatus, typ
 import { loadSync } from '@grpc/proto-loader';
 import type { Subscription } from '@nats-io/transport-node';
 import { topology } from '@packetagent/bus';
-import { actorCallsStream, createWorkerPackage, runStreamId, type JsonObject } from '@packetagent/contracts';
+import { createWorkerPackage, runStreamId, type JsonObject } from '@packetagent/contracts';
 import { cpuFrom, expectStatus, relayIdle, request, ROOT, startApp, type App, type CpuUse } from './app-process';
 import { now, paced, ratio, summarise, table, until, type Summary } from './stats';
 
@@ -505,11 +505,11 @@ async function benchOneToken(app: App, options: PacketAdeOptions['watch']): Prom
     const cpu = await cpuFrom(app);
     const { returned, failed } = await activations.run(count, options.ratePerSecond, 'one');
     const use = await cpu();
-    // What the calls left behind: the runs admitted, and the calls recorded on the token's stream.
+    // What the calls left behind: the runs admitted, and the token's recorded calls.
     const { rows } = await app.db.pool.query<{ admitted: number; recorded: number }>(
       `SELECT (SELECT count(*)::int FROM events WHERE type = 'run.admitted' AND data->>'deploymentId' = ANY($1)) AS admitted,
-              (SELECT count(*)::int FROM events WHERE stream_id = $2 AND data->>'operation' = 'activate') AS recorded`,
-      [deployments, actorCallsStream(tokenId)],
+              (SELECT count(*)::int FROM events WHERE type = 'packetade.actor_call_recorded' AND data->>'tokenId' = $2 AND data->>'operation' = 'activate') AS recorded`,
+      [deployments, tokenId],
     );
     return {
       ratePerSecond: options.ratePerSecond,

@@ -7,6 +7,7 @@ import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import { PG_POOL, rowToEnvelope, type EventRow } from '@packetagent/eventstore';
 import { LIVE_OPTIONS, type LiveOptions } from './live.options';
 import { LiveSession, type LiveSource } from './live-session';
+import { StreamSlots } from './stream-slots';
 import { responseSink } from './response-sink';
 
 /** A workspace already has as many open streams on this replica as it may. */
@@ -52,30 +53,20 @@ export const SSE_HEADERS = {
 @Injectable()
 export class LiveFeed implements BeforeApplicationShutdown {
   private readonly logger = new Logger('live');
-  private readonly open = new Map<string, number>();
   private readonly sessions = new Set<LiveSession>();
+  private readonly slots: StreamSlots;
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BUS_TOPOLOGY) private readonly topology: Topology,
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(LIVE_OPTIONS) private readonly options: LiveOptions,
-  ) {}
+  ) {
+    this.slots = new StreamSlots(options.maxConnectionsPerWorkspace, (limit) => new LiveStreamsRateLimitedError(limit));
+  }
 
   reserve(workspaceId: string): LiveSlot {
-    const count = this.open.get(workspaceId) ?? 0;
-    if (count >= this.options.maxConnectionsPerWorkspace) throw new LiveStreamsRateLimitedError(this.options.maxConnectionsPerWorkspace);
-    this.open.set(workspaceId, count + 1);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        const left = (this.open.get(workspaceId) ?? 1) - 1;
-        if (left > 0) this.open.set(workspaceId, left);
-        else this.open.delete(workspaceId);
-      },
-    };
+    return { release: this.slots.take(workspaceId) };
   }
 
   /** Subscribes and confirms the subscription with the server, so nothing published from here on is missed. */

@@ -4,6 +4,7 @@ import { SandboxCommands, type ExecLiveMessage, type ExecRecord } from '@packeta
 import { CommandBus } from '@packetagent/bus';
 import { SSE_HEADERS } from '../live/live-feed';
 import { responseSink } from '../live/response-sink';
+import { StreamSlots } from '../live/stream-slots';
 import { ExecLiveFeed } from './exec-live-feed';
 import { ExecStreamSession } from './exec-stream-session';
 import { SANDBOX_ROUTES_OPTIONS, type SandboxRoutesOptions } from './sandbox-routes.options';
@@ -16,14 +17,16 @@ import { ExecStreamsRateLimitedError } from './sandbox.errors';
  */
 @Injectable()
 export class ExecStreams implements BeforeApplicationShutdown {
-  private readonly open = new Map<string, number>();
   private readonly sessions = new Set<ExecStreamSession>();
+  private readonly slots: StreamSlots;
 
   constructor(
     private readonly bus: CommandBus,
     private readonly live: ExecLiveFeed,
     @Inject(SANDBOX_ROUTES_OPTIONS) private readonly options: SandboxRoutesOptions,
-  ) {}
+  ) {
+    this.slots = new StreamSlots(options.maxStreamsPerWorkspace, (limit) => new ExecStreamsRateLimitedError(limit));
+  }
 
   /**
    * Answers the stream on `reply`. Until the response starts, a refusal (no such exec, too many
@@ -69,16 +72,6 @@ export class ExecStreams implements BeforeApplicationShutdown {
   }
 
   private reserve(workspaceId: string): () => void {
-    const count = this.open.get(workspaceId) ?? 0;
-    if (count >= this.options.maxStreamsPerWorkspace) throw new ExecStreamsRateLimitedError(this.options.maxStreamsPerWorkspace);
-    this.open.set(workspaceId, count + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.open.get(workspaceId) ?? 1) - 1;
-      if (left > 0) this.open.set(workspaceId, left);
-      else this.open.delete(workspaceId);
-    };
+    return this.slots.take(workspaceId);
   }
 }

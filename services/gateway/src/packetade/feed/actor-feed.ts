@@ -4,6 +4,7 @@ import type { EventEnvelope } from '@packetagent/contracts';
 import { BUS_TOPOLOGY, NATS_CONNECTION, type Topology } from '@packetagent/bus';
 import { LiveStreamsRateLimitedError } from '../../live/live-feed';
 import { LIVE_OPTIONS, type LiveOptions } from '../../live/live.options';
+import { StreamSlots } from '../../live/stream-slots';
 import type { ActorPrincipal } from '../actors/actor-principal';
 import { FeedStore } from './feed-store';
 import { FeedSession, type FeedSink } from './feed-session';
@@ -24,15 +25,17 @@ export interface FeedPage {
 @Injectable()
 export class ActorFeed implements BeforeApplicationShutdown {
   private readonly logger = new Logger('packetade-feed');
-  private readonly open = new Map<string, number>();
   private readonly sessions = new Set<FeedSession>();
+  private readonly slots: StreamSlots;
 
   constructor(
     private readonly store: FeedStore,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BUS_TOPOLOGY) private readonly topology: Topology,
     @Inject(LIVE_OPTIONS) private readonly options: LiveOptions,
-  ) {}
+  ) {
+    this.slots = new StreamSlots(options.maxConnectionsPerWorkspace, (limit) => new LiveStreamsRateLimitedError(limit));
+  }
 
   async page(who: ActorPrincipal, after: number, limit: number): Promise<FeedPage> {
     const settled = await this.store.settledPosition();
@@ -44,17 +47,7 @@ export class ActorFeed implements BeforeApplicationShutdown {
 
   /** Refuses (429) before anything is written when the workspace has as many sessions open here as it may. */
   reserve(workspaceId: string): () => void {
-    const count = this.open.get(workspaceId) ?? 0;
-    if (count >= this.options.maxConnectionsPerWorkspace) throw new LiveStreamsRateLimitedError(this.options.maxConnectionsPerWorkspace);
-    this.open.set(workspaceId, count + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.open.get(workspaceId) ?? 1) - 1;
-      if (left > 0) this.open.set(workspaceId, left);
-      else this.open.delete(workspaceId);
-    };
+    return this.slots.take(workspaceId);
   }
 
   /**
