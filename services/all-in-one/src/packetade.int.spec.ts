@@ -405,6 +405,19 @@ describe('PacketADE door', () => {
     }
   });
 
+  it('publishes the door in the OpenAPI document, each operation behind the actor token scheme', async () => {
+    const doc = await env.sut.request<{ paths: Record<string, Record<string, { security?: Array<Record<string, unknown>> }>> }>('GET', '/api/v1/openapi.json');
+    const door = Object.entries(doc.body.paths).filter(([path]) => path.startsWith('/api/v1/packetade'));
+    expect(door.map(([path]) => path)).toEqual(
+      expect.arrayContaining(['/api/v1/packetade/packages/validate', '/api/v1/packetade/deployments', '/api/v1/packetade/deployments/{id}', '/api/v1/packetade/deployments/{id}/runs', '/api/v1/packetade/events', '/api/v1/packetade/events/stream', '/api/v1/packetade/events/ack']),
+    );
+    for (const [path, operations] of door) {
+      for (const [method, operation] of Object.entries(operations)) {
+        expect({ path, method, security: operation.security }).toEqual({ path, method, security: [{ actorToken: [] }] });
+      }
+    }
+  });
+
   it('serves gRPC health and server reflection next to the door', async () => {
     const Health = makeClientConstructor(healthService, 'grpc.health.v1.Health');
     const health = new Health(env.sut.grpcAddress, credentials.createInsecure()) as unknown as Client & { check(request: unknown, callback: (error: Error | null, response: { status: unknown }) => void): void };

@@ -1,4 +1,4 @@
-import { credentials, loadPackageDefinition, Metadata, type Client, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import { credentials, loadPackageDefinition, Metadata, type ChannelCredentials, type Client, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { join } from 'node:path';
 import * as protobuf from 'protobufjs';
@@ -22,10 +22,10 @@ export interface FeedEventMessage {
   dataJson: string;
 }
 
-export function packetAdeGrpcClient(address: string, token: string): PacketAdeGrpcClient {
+export function packetAdeGrpcClient(address: string, token: string, channel: ChannelCredentials = credentials.createInsecure()): PacketAdeGrpcClient {
   const definition = loadSync('packetagent/v1/packetade.proto', { includeDirs: [PACKETADE_PROTO_DIR], longs: Number, enums: String, defaults: true });
-  const loaded = loadPackageDefinition(definition) as unknown as { packetagent: { v1: { PacketAde: new (address: string, creds: ReturnType<typeof credentials.createInsecure>) => Client } } };
-  const client = new loaded.packetagent.v1.PacketAde(address, credentials.createInsecure()) as Client & Record<string, unknown>;
+  const loaded = loadPackageDefinition(definition) as unknown as { packetagent: { v1: { PacketAde: new (address: string, creds: ChannelCredentials) => Client } } };
+  const client = new loaded.packetagent.v1.PacketAde(address, channel) as Client & Record<string, unknown>;
   const metadata = () => {
     const m = new Metadata();
     m.set('authorization', `Bearer ${token}`);
