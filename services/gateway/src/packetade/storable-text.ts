@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonIssues } from '@packetagent/contracts';
 
 /**
  * A string Postgres can store: NUL characters and lone surrogates are refused with a 400 here,
@@ -8,5 +9,5 @@ export function storableText(max: number) {
   return z
     .string()
     .max(max)
-    .refine((value) => !/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value), 'must not contain NUL characters or lone surrogates');
+    .refine((value) => jsonIssues(value).length === 0, 'must not contain NUL characters or lone surrogates');
 }
