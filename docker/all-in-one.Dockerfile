@@ -54,7 +54,7 @@ FROM ${NODE_IMAGE} AS runtime
 ARG VERSION=0.1.0
 
 LABEL org.opencontainers.image.title="packetagent-all-in-one" \
-      org.opencontainers.image.description="PacketAgent all-in-one app: REST API, operations console, webhook ingress, intake, scheduler, policy, budget, vault, supervisor, projector, event store migrations and outbox relay" \
+      org.opencontainers.image.description="PacketAgent all-in-one app: REST API, PacketADE door over gRPC, operations console, webhook ingress, intake, scheduler, policy, budget, vault, supervisor, projector, event store migrations and outbox relay" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="Apache-2.0"
 
@@ -75,12 +75,15 @@ RUN install -d -o 1000 -g 1000 -m 0700 /var/lib/packetagent
 
 WORKDIR /app
 
-# PACKETAGENT_HOST: the app defaults to 127.0.0.1, unreachable from outside the container.
+# PACKETAGENT_HOST: the app defaults to 127.0.0.1, unreachable from outside the container; the
+# gRPC port listens there too unless PACKETAGENT_GRPC_HOST says otherwise.
+# PACKETAGENT_PORT, PACKETAGENT_GRPC_PORT: HTTP and the PacketADE door over gRPC (the app's defaults).
 # PACKETAGENT_DATA_DIR: the app defaults to .data under the working directory, which the app
 # user may not write.
 ENV NODE_ENV=production \
     PACKETAGENT_HOST=0.0.0.0 \
     PACKETAGENT_PORT=8484 \
+    PACKETAGENT_GRPC_PORT=8485 \
     PACKETAGENT_DATA_DIR=/var/lib/packetagent
 
 # Dependencies first: they change less often than the code.
@@ -96,7 +99,9 @@ COPY tools/cli/bin ./tools/cli/bin
 # The "node" user of the base image, by number so that Kubernetes can verify runAsNonRoot.
 USER 1000:1000
 
-EXPOSE 8484
+# HTTP (REST API, console, webhooks, health, metrics) and gRPC (the PacketADE door, with
+# grpc.health.v1.Health and server reflection).
+EXPOSE 8484 8485
 
 # Liveness only: /readyz depends on Postgres, NATS and Redis, which an orchestrator should not restart
 # the container for. Kubernetes ignores HEALTHCHECK and uses the probes of the Deployment.

@@ -106,6 +106,35 @@ Port the app listens on.
 {{- end }}
 
 {{/*
+"true" when the app serves the PacketADE door over gRPC (config.PACKETAGENT_GRPC_ENABLED, true
+unless "false"), nothing otherwise.
+*/}}
+{{- define "packetagent.grpcEnabled" -}}
+{{- if ne (include "packetagent.envValue" .Values.config.PACKETAGENT_GRPC_ENABLED) "false" }}true{{ end }}
+{{- end }}
+
+{{/*
+gRPC port the app listens on.
+*/}}
+{{- define "packetagent.grpcPort" -}}
+{{- include "packetagent.envValue" .Values.config.PACKETAGENT_GRPC_PORT | default "8485" }}
+{{- end }}
+
+{{/*
+Directory where the gRPC TLS Secret is mounted, without a trailing slash.
+*/}}
+{{- define "packetagent.grpcTlsDir" -}}
+{{- .Values.grpc.tls.mountPath | trimSuffix "/" }}
+{{- end }}
+
+{{/*
+"true" when the gRPC door is enabled and serves TLS from grpc.tls.existingSecret.
+*/}}
+{{- define "packetagent.grpcTls" -}}
+{{- if and (include "packetagent.grpcEnabled" .) .Values.grpc.tls.existingSecret }}true{{ end }}
+{{- end }}
+
+{{/*
 Directory of the app's files (the first-run setup token), where the data volume is mounted.
 */}}
 {{- define "packetagent.dataDir" -}}
@@ -174,12 +203,20 @@ Checks of values that the schema cannot express.
 {{- if has (toString .Values.config.PACKETAGENT_HOST) (list "127.0.0.1" "localhost" "::1" "") }}
 {{- fail "config.PACKETAGENT_HOST must not be a loopback address: the Service and the probes could not reach the app" }}
 {{- end }}
+{{- if include "packetagent.grpcEnabled" . }}
+{{- if eq (include "packetagent.grpcPort" .) (include "packetagent.port" .) }}
+{{- fail "config.PACKETAGENT_GRPC_PORT must differ from config.PACKETAGENT_PORT: gRPC and HTTP listen on ports of their own" }}
+{{- end }}
+{{- if has (include "packetagent.envValue" .Values.config.PACKETAGENT_GRPC_HOST) (list "127.0.0.1" "localhost" "::1") }}
+{{- fail "config.PACKETAGENT_GRPC_HOST must not be a loopback address: the Service could not reach the gRPC port (leave it empty to use config.PACKETAGENT_HOST)" }}
+{{- end }}
+{{- end }}
 {{- if and .Values.autoscaling.enabled (not (dig "requests" "cpu" "" (.Values.resources | default dict))) }}
 {{- fail "autoscaling scales on CPU utilisation and needs resources.requests.cpu" }}
 {{- end }}
-{{- range $name := list "PACKETAGENT_GRANT_SIGNING_KEY" "PACKETAGENT_MASTER_KEY" "PACKETAGENT_MASTER_KEY_FILE" "PACKETAGENT_SETUP_TOKEN" "PACKETAGENT_DATABASE_URL" "PACKETAGENT_NATS_URL" "PACKETAGENT_REDIS_URL" }}
+{{- range $name := list "PACKETAGENT_GRANT_SIGNING_KEY" "PACKETAGENT_MASTER_KEY" "PACKETAGENT_MASTER_KEY_FILE" "PACKETAGENT_SETUP_TOKEN" "PACKETAGENT_DATABASE_URL" "PACKETAGENT_NATS_URL" "PACKETAGENT_REDIS_URL" "PACKETAGENT_GRPC_TLS_CERT_FILE" "PACKETAGENT_GRPC_TLS_KEY_FILE" }}
 {{- if hasKey $.Values.config $name }}
-{{- fail (printf "config.%s must not be set: it holds a credential or a key, or the chart sets it from a Secret (grantSigning, masterKey, setup, database, nats, redis), and the ConfigMap is no place for secrets" $name) }}
+{{- fail (printf "config.%s must not be set: it holds a credential or a key, or the chart sets it from a Secret (grantSigning, masterKey, setup, database, nats, redis, grpc.tls), and the ConfigMap is no place for secrets" $name) }}
 {{- end }}
 {{- end }}
 {{- $multiReplica := include "packetagent.multiReplica" . }}
@@ -205,6 +242,18 @@ and set masterKey.existingSecret=packetagent-master-key` }}
 {{- end }}
 {{- if or (eq $mountPath "/tmp") (eq $mountPath $dataDir) }}
 {{- fail "masterKey.mountPath must differ from /tmp and config.PACKETAGENT_DATA_DIR, which have volumes of their own" }}
+{{- end }}
+{{- end }}
+{{- if include "packetagent.grpcTls" . }}
+{{- $tlsDir := include "packetagent.grpcTlsDir" . }}
+{{- if not (hasPrefix "/" $tlsDir) }}
+{{- fail "grpc.tls.mountPath must be an absolute path" }}
+{{- end }}
+{{- if or (eq $tlsDir "/tmp") (eq $tlsDir $dataDir) (and .Values.masterKey.existingSecret (eq $tlsDir (.Values.masterKey.mountPath | trimSuffix "/"))) }}
+{{- fail "grpc.tls.mountPath must differ from /tmp, config.PACKETAGENT_DATA_DIR and masterKey.mountPath, which have volumes of their own" }}
+{{- end }}
+{{- if eq .Values.grpc.tls.certKey .Values.grpc.tls.keyKey }}
+{{- fail "grpc.tls.certKey and grpc.tls.keyKey must name two different keys of the Secret" }}
 {{- end }}
 {{- end }}
 {{- end }}
