@@ -438,7 +438,7 @@ describe('PacketADE door', () => {
       call.write({ listServices: '*' });
       const services = await listed;
       call.end();
-      expect(services).toContain('packetagent.v1.PacketAde');
+      expect(services).toEqual(expect.arrayContaining(['packetagent.v1.PacketAde', 'grpc.health.v1.Health']));
     } finally {
       health.close();
       reflection.close();

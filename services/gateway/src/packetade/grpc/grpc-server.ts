@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServerCredentials, type Server } from '@grpc/grpc-js';
-import { HealthImplementation } from 'grpc-health-check';
+import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
+import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { Transport, type GrpcOptions } from '@nestjs/microservices';
 import { MAX_PACKAGE_BYTES } from '@packetagent/contracts';
@@ -39,7 +40,8 @@ export function packetAdeGrpcOptions(settings: PacketAdeGrpcSettings): GrpcOptio
       maxReceiveMessageLength: 2 * MAX_PACKAGE_BYTES + 64 * 1024,
       loader: { includeDirs: [PACKETADE_PROTO_DIR], keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true },
       onLoadPackageDefinition: (definition, server) => {
-        new ReflectionService(definition).addToServer(server as Server);
+        // Reflection describes health too, so `grpcurl list` and health checks need no .proto at hand.
+        new ReflectionService({ ...definition, ...loadSync(healthProtoPath) }).addToServer(server as Server);
         health.addToServer(server as Server);
       },
     },
