@@ -126,6 +126,11 @@ describe('PacketADE door', () => {
     await env.waitForState(run.body.runId, TERMINAL_RUN_STATES);
     const runs = await rest<{ items: Array<{ id: string; state: string }> }>('GET', `/deployments/${deploymentId}/runs`);
     expect(runs.body.items).toEqual([expect.objectContaining({ id: run.body.runId, state: 'succeeded' })]);
+    expect((await rest<{ state: string }>('GET', `/runs/${run.body.runId}`)).body.state).toBe('succeeded');
+    expect(await grpc.call('GetRun', { runId: run.body.runId })).toMatchObject({ id: run.body.runId, deploymentId, state: 'succeeded' });
+    const stranger = await issueToken('stranger');
+    expect((await rest('GET', `/runs/${run.body.runId}`, { as: stranger.token })).status).toBe(404);
+    expect((await rest('GET', '/runs/no-such-run', { as: stranger.token })).status).toBe(404);
 
     const page = await eventually(async () => {
       const answer = await rest<{ items: Array<{ type: string; stream: string; globalPosition: number }>; nextCursor: string; caughtUp: boolean }>('GET', '/events?after=0&limit=500');

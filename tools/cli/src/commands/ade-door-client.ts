@@ -86,6 +86,8 @@ export const RunPageSchema = z.looseObject({
   nextCursor: z.string().nullable(),
 });
 
+export const RunViewSchema = z.looseObject({ id: z.string(), deploymentId: z.string(), state: z.string() });
+
 /** The fields of an event envelope the CLI reads; the rest is printed as received with --json. */
 export const FeedEventSchema = z.looseObject({ type: z.string(), stream: z.string(), globalPosition: z.number(), occurredAt: z.string() });
 export type FeedEvent = z.infer<typeof FeedEventSchema>;
@@ -130,6 +132,10 @@ export class AdeDoor {
 
   runs(deploymentId: string, query: { cursor?: string; limit: number }): Promise<z.infer<typeof RunPageSchema>> {
     return coded(this.client.get(this.path('deployments', deploymentId, 'runs'), RunPageSchema, { cursor: query.cursor, limit: String(query.limit) }));
+  }
+
+  run(runId: string): Promise<z.infer<typeof RunViewSchema>> {
+    return coded(this.client.get(this.path('runs', runId), RunViewSchema));
   }
 
   control(deploymentId: string, action: 'pause' | 'resume' | 'revoke' | 'rollback', body: { reason?: string; version?: number }): Promise<DeploymentView> {

@@ -73,7 +73,7 @@ export function registerAdeDoorCommands(ade: Command, deps: AdeDoorDeps): void {
       "Follow the actor's event feed: one line per event (cursor, time, type, stream; with --json the event itself, one per line). " +
         'Starts after --after, else after the acknowledged cursor; reconnects after the last cursor printed, waiting longer after each failure in a row. ' +
         `Ctrl-C or SIGTERM stops it (exit 0). With --until-terminal it exits when that run ends: 0 for run.succeeded, ${AdeExitCode.runNotSucceeded} for any other end, ` +
-        '130/143 when stopped first; the run must end after the starting cursor.',
+        '130/143 when stopped first; a run that has already ended is not followed, and answers the same codes at once.',
     )
     .option('--after <cursor>', 'start after this cursor (0: from the start of the feed)', feedCursor)
     .option('--ack', "acknowledge each event's cursor once it is printed, so the next watch starts after it")

@@ -38,6 +38,7 @@ describe(watchFeed.name, () => {
     api.headers.length = 0;
     acknowledged = 0;
     api.routes = {
+      [`GET /api/v1/packetade/runs/${RUN}`]: () => ({ status: 200, body: JSON.stringify({ id: RUN, deploymentId: 'dep_1', state: 'running' }) }),
       [`GET ${FEED}/ack`]: () => ({ status: 200, body: JSON.stringify({ cursor: String(acknowledged), revision: acknowledged }) }),
       [`POST ${FEED}/ack`]: (request: SeenRequest) => {
         const cursor = Number((JSON.parse(request.body) as { cursor: string }).cursor);
@@ -67,6 +68,17 @@ describe(watchFeed.name, () => {
     ]);
     expect(acks()).toEqual(['5', '6', '7']);
     expect(api.authorizations.every((authorization) => authorization === `Bearer ${TOKEN}`)).toBe(true);
+  });
+
+  it('does not follow a run that has already ended: exit 0 when it succeeded, 6 otherwise', async () => {
+    api.routes[`GET /api/v1/packetade/runs/${RUN}`] = () => ({ status: 200, body: JSON.stringify({ id: RUN, deploymentId: 'dep_1', state: 'succeeded' }) });
+    const succeeded = await sut(['--until-terminal', RUN]);
+    api.routes[`GET /api/v1/packetade/runs/${RUN}`] = () => ({ status: 200, body: JSON.stringify({ id: RUN, deploymentId: 'dep_1', state: 'timed_out' }) });
+    const failed = await sut(['--until-terminal', RUN]);
+
+    expect(succeeded).toMatchObject({ code: ExitCode.ok, stderr: `[run ${RUN} has already ended: succeeded]\n` });
+    expect(failed.code).toBe(AdeExitCode.runNotSucceeded);
+    expect(streams()).toEqual([]);
   });
 
   it('exits 6 when the run ends otherwise, and does not send again a cursor already acknowledged', async () => {

@@ -1,4 +1,4 @@
-import { isRunTerminalEventType, isSuccess, runStateAfter, runStreamId } from '@packetagent/contracts';
+import { isRunState, isRunTerminalEventType, isSuccess, isTerminal, runStateAfter, runStreamId } from '@packetagent/contracts';
 import { ApiError, CliError, ConnectionError, ExitCode } from '../errors';
 import { SseParser } from '../sse';
 import { AdeExitCode, AdeOutcome, FeedEventSchema, type AdeDoor, type FeedEvent } from './ade-door-client';
@@ -193,6 +193,15 @@ async function follow(door: AdeDoor, io: WatchIo, options: WatchOptions, stop: A
  * 130 or 143 when a signal stops it first.
  */
 export async function watchFeed(door: AdeDoor, io: WatchIo, options: WatchOptions): Promise<void> {
+  // A run that ended before the feed's starting cursor would otherwise be waited for forever.
+  if (options.untilTerminal !== undefined) {
+    const run = await door.run(options.untilTerminal);
+    if (isRunState(run.state) && isTerminal(run.state)) {
+      io.stderr(`[run ${run.id} has already ended: ${run.state}]\n`);
+      if (!isSuccess(run.state)) throw new AdeOutcome(`run ${run.id} ended: run.${run.state}`, AdeExitCode.runNotSucceeded);
+      return;
+    }
+  }
   const stop = new AbortController();
   let received: StopSignal | null = null;
   const unsubscribe = io.onSignal?.((signal) => {

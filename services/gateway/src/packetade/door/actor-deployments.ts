@@ -26,6 +26,11 @@ export class ActorDeployments {
     throw new NotFoundError('no such deployment');
   }
 
+  /** Whether `id` could name a deployment or a run; anything else never reaches a query. */
+  static isId(id: string): boolean {
+    return DEPLOYMENT_ID.test(id);
+  }
+
   async record(principal: ActorPrincipal, deploymentId: string, workerId: string, packageDigest: string): Promise<void> {
     await this.pool.query(
       `INSERT INTO identity.packetade_deployments (deployment_id, workspace_id, actor_name, worker_id, package_digest)

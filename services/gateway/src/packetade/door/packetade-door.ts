@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus } from '@packetagent/bus';
-import { canonicalJson, IntakeCommands, type JsonValue, type PackageDocument } from '@packetagent/contracts';
+import { canonicalJson, DomainError, IntakeCommands, type JsonValue, type PackageDocument } from '@packetagent/contracts';
+import { NotFoundError } from '../../identity/errors';
 import type { ActorPrincipal } from '../actors/actor-principal';
 import { PackageWorkerMismatchError } from './actor-errors';
 import { ActorCalls, type DoorTransport } from './actor-calls';
@@ -174,6 +175,21 @@ export class PacketAdeDoor {
     return this.calls.run(who, 'inspect', transport, { deploymentId }, async () => {
       await this.deployments.assertOwned(who, deploymentId);
       return this.bus.request(IntakeCommands.getDeployment, { workspaceId: who.workspaceId, deploymentId });
+    });
+  }
+
+  /** One run of the actor's deployments; a run of any other deployment answers 404 like none. */
+  getRun(who: ActorPrincipal, transport: DoorTransport, runId: string) {
+    return this.calls.run(who, 'inspect', transport, { runId }, async (refs) => {
+      if (!ActorDeployments.isId(runId)) throw new NotFoundError('no such run');
+      const run = await this.bus.request(IntakeCommands.getRun, { workspaceId: who.workspaceId, runId }).catch((error: unknown) => {
+        throw error instanceof DomainError && error.code.endsWith('not_found') ? new NotFoundError('no such run') : error;
+      });
+      await this.deployments.assertOwned(who, run.deploymentId).catch(() => {
+        throw new NotFoundError('no such run');
+      });
+      refs.deploymentId = run.deploymentId;
+      return run;
     });
   }
 

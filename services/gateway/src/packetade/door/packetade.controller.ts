@@ -96,6 +96,13 @@ export class PacketAdeController {
     return this.door.listRuns(who, 'rest', id, query.cursor ?? null, query.limit);
   }
 
+  /** One run of the actor's deployments: its state, so a client can tell a run that ended before it started following. */
+  @Get('runs/:runId')
+  @ActorTokenOnly()
+  run(@CallingActor() who: ActorPrincipal, @Param('runId') runId: string) {
+    return this.door.getRun(who, 'rest', runId);
+  }
+
   @Post('deployments/:id/pause')
   @HttpCode(200)
   @ActorTokenOnly()

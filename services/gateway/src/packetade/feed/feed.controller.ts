@@ -55,7 +55,7 @@ export class PacketAdeFeedController {
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const release = await this.calls.run(who, 'events', 'rest', {}, async () => {
+    const opened = await this.calls.run(who, 'events', 'rest', {}, async () => {
       const given = lastEventId ?? query.after;
       const after = given === undefined ? (await this.acknowledgements.current(who.workspaceId, who.actorName)).position : parseFeedCursor(given, lastEventId !== undefined ? 'last-event-id' : 'after');
       return { after, release: this.feed.reserve(who.workspaceId) };
@@ -66,7 +66,7 @@ export class PacketAdeFeedController {
     response.writeHead(200, SSE_HEADERS);
     response.flushHeaders();
     response.write('retry: 2000\n: connected\n\n');
-    const session = await this.feed.follow(who, release.after, sseFeedSink(response), release.release);
+    const session = await this.feed.follow(who, opened.after, sseFeedSink(response), opened.release);
     response.on('close', () => session.close('client_gone'));
     if (response.destroyed) session.close('client_gone');
   }

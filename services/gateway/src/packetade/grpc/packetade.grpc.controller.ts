@@ -82,6 +82,11 @@ export class PacketAdeGrpcController {
     return { items: page.items.map(runMessage), nextCursor: page.nextCursor ?? '' };
   }
 
+  @GrpcMethod(SERVICE, 'GetRun')
+  async getRun(request: { runId: string }, _metadata: Metadata, call: Call) {
+    return runMessage(await this.door.getRun(callActor(call), 'grpc', request.runId));
+  }
+
   @GrpcMethod(SERVICE, 'Pause')
   pause(request: { deploymentId: string; reason: string }, _metadata: Metadata, call: Call) {
     return this.control(call, request, 'pause', null);
