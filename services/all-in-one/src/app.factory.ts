@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { configureGatewayApp, packetAdeGrpcOptions, registerControlPlaneParsers } from '@packetagent/gateway';
+import { configureGatewayApp, PacketAdeGrpcHealth, packetAdeGrpcOptions, registerControlPlaneParsers } from '@packetagent/gateway';
 import { AppModule, type Log } from './app.module';
 import type { Env } from './env';
 
@@ -25,7 +25,7 @@ export async function createApp(env: Env, logger: LoggerService, log: Log): Prom
         port: env.PACKETAGENT_GRPC_PORT,
         tlsCertFile: env.PACKETAGENT_GRPC_TLS_CERT_FILE,
         tlsKeyFile: env.PACKETAGENT_GRPC_TLS_KEY_FILE,
-      }),
+      }, () => app.get(PacketAdeGrpcHealth, { strict: false })),
     );
   }
   return app;

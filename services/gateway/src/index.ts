@@ -44,3 +44,4 @@ export { SandboxRoutesModule } from './sandbox/sandbox-routes.module';
 export { ComputersRoutesModule } from './computers/computers-routes.module';
 export { PacketAdeRoutesModule } from './packetade/packetade-routes.module';
 export { packetAdeGrpcOptions, PACKETADE_PROTO_DIR, type PacketAdeGrpcSettings } from './packetade/grpc/grpc-server';
+export { PacketAdeGrpcHealth } from './packetade/grpc/grpc-health';

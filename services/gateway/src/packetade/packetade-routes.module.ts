@@ -16,6 +16,7 @@ import { PacketAdeGrpcController } from './grpc/packetade.grpc.controller';
 import { PackageTrust } from './trust/package-trust';
 import { ActorTokenAuthenticator } from './actors/actor-token.authenticator';
 import { ActorTokenGrpcGuard } from './grpc/actor-token.grpc-guard';
+import { PacketAdeGrpcHealth } from './grpc/grpc-health';
 
 /**
  * The PacketADE door: actor tokens and package trust (admin routes), the operations over REST
@@ -32,6 +33,7 @@ export class PacketAdeRoutesModule {
         { provide: LIVE_OPTIONS, useValue: { ...DEFAULT_LIVE_OPTIONS, ...options } },
         ActorTokenAuthenticator,
         ActorTokenGrpcGuard,
+        PacketAdeGrpcHealth,
         ActorTokens,
         PackageTrust,
         PackageCheck,

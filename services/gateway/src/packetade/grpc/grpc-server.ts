@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServerCredentials, type Server } from '@grpc/grpc-js';
-import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
+import { protoPath as healthProtoPath } from 'grpc-health-check';
 import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { Transport, type GrpcOptions } from '@nestjs/microservices';
 import { MAX_PACKAGE_BYTES } from '@packetagent/contracts';
+import type { PacketAdeGrpcHealth } from './grpc-health';
 
 /**
  * Where the .proto files are: libs/contracts/proto, which the build (tools/dev/build.mjs) copies
@@ -13,7 +14,7 @@ import { MAX_PACKAGE_BYTES } from '@packetagent/contracts';
  */
 export const PACKETADE_PROTO_DIR = join(__dirname, '../../../../../libs/contracts/proto');
 
-export const PACKETADE_SERVICE = 'packetagent.v1.PacketAde';
+
 
 export interface PacketAdeGrpcSettings {
   host: string;
@@ -25,11 +26,10 @@ export interface PacketAdeGrpcSettings {
 
 /**
  * The gRPC transport of the PacketADE door, for `app.connectMicroservice`: the PacketAde
- * service, gRPC health (`grpc.health.v1.Health`, SERVING for "" and the service) and server
- * reflection, on its own port; large enough for a 1 MiB package and its envelope.
+ * service, gRPC health (`health`, the app's PacketAdeGrpcHealth, looked up when the transport
+ * starts) and server reflection, on its own port; large enough for a 1 MiB package and its envelope.
  */
-export function packetAdeGrpcOptions(settings: PacketAdeGrpcSettings): GrpcOptions {
-  const health = new HealthImplementation({ '': 'SERVING', [PACKETADE_SERVICE]: 'SERVING' });
+export function packetAdeGrpcOptions(settings: PacketAdeGrpcSettings, health: () => PacketAdeGrpcHealth): GrpcOptions {
   return {
     transport: Transport.GRPC,
     options: {
@@ -42,7 +42,7 @@ export function packetAdeGrpcOptions(settings: PacketAdeGrpcSettings): GrpcOptio
       onLoadPackageDefinition: (definition, server) => {
         // Reflection describes health too, so `grpcurl list` and health checks need no .proto at hand.
         new ReflectionService({ ...definition, ...loadSync(healthProtoPath) }).addToServer(server as Server);
-        health.addToServer(server as Server);
+        health().addToServer(server as Server);
       },
     },
   };

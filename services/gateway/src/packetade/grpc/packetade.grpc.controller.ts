@@ -15,7 +15,7 @@ import { ActorTokenGrpcGuard } from './actor-token.grpc-guard';
 import { callActor } from './call-actor';
 import { GrpcProblemFilter, grpcErrorOf } from './grpc-errors';
 import { deploymentMessage, feedEventMessage, runMessage } from './grpc-messages';
-import { PACKETADE_SERVICE } from './grpc-server';
+import { PACKETADE_SERVICE } from './grpc-health';
 
 type Call = object;
 const SERVICE = PACKETADE_SERVICE.split('.').pop()!;
