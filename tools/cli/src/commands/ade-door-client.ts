@@ -94,6 +94,8 @@ export type FeedEvent = z.infer<typeof FeedEventSchema>;
 
 export const AcknowledgedSchema = z.looseObject({ cursor: z.string(), revision: z.number() });
 
+export const FeedPageSchema = z.looseObject({ items: z.array(z.looseObject({ globalPosition: z.number() })), nextCursor: z.string(), caughtUp: z.boolean() });
+
 /**
  * The PacketADE door (/api/v1/packetade) with an actor token. A refusal's message leads with the
  * problem's code (publisher_untrusted, package_not_canonical, ...), the word a person or script
@@ -140,6 +142,11 @@ export class AdeDoor {
 
   control(deploymentId: string, action: 'pause' | 'resume' | 'revoke' | 'rollback', body: { reason?: string; version?: number }): Promise<DeploymentView> {
     return coded(this.client.post(this.path('deployments', deploymentId, action), { json: body }, DeploymentViewSchema));
+  }
+
+  /** One page of the feed after `after` (else after the acknowledged cursor), events as received. */
+  events(query: { after?: string; limit: number }): Promise<z.infer<typeof FeedPageSchema>> {
+    return coded(this.client.get(this.path('events'), FeedPageSchema, { after: query.after, limit: String(query.limit) }));
   }
 
   acknowledged(): Promise<z.infer<typeof AcknowledgedSchema>> {

@@ -70,13 +70,19 @@ describe(watchFeed.name, () => {
     expect(api.authorizations.every((authorization) => authorization === `Bearer ${TOKEN}`)).toBe(true);
   });
 
-  it('does not follow a run that has already ended: exit 0 when it succeeded, 6 otherwise', async () => {
+  it('reads the feed of a run that has already ended in pages up to now, acknowledging, and exits with its outcome without following', async () => {
+    const page = (items: unknown[], nextCursor: string, caughtUp: boolean) => ({ status: 200, body: JSON.stringify({ items, nextCursor, caughtUp }) });
     api.routes[`GET /api/v1/packetade/runs/${RUN}`] = () => ({ status: 200, body: JSON.stringify({ id: RUN, deploymentId: 'dep_1', state: 'succeeded' }) });
-    const succeeded = await sut(['--until-terminal', RUN]);
+    api.routes[`GET ${FEED}?limit=200`] = () => page([event(5, 'run.admitted')], '5', false);
+    api.routes[`GET ${FEED}?after=5&limit=200`] = () => page([event(6, 'run.succeeded'), event(7, 'run.admitted', 'run-other')], '7', true);
+    const succeeded = await sut(['--ack', '--until-terminal', RUN]);
     api.routes[`GET /api/v1/packetade/runs/${RUN}`] = () => ({ status: 200, body: JSON.stringify({ id: RUN, deploymentId: 'dep_1', state: 'timed_out' }) });
-    const failed = await sut(['--until-terminal', RUN]);
+    api.routes[`GET ${FEED}?after=0&limit=200`] = () => page([], '9', true);
+    const failed = await sut(['--after', '0', '--until-terminal', RUN]);
 
-    expect(succeeded).toMatchObject({ code: ExitCode.ok, stderr: `[run ${RUN} has already ended: succeeded]\n` });
+    expect(succeeded).toMatchObject({ code: ExitCode.ok, stderr: '' });
+    expect(succeeded.stdout).toBe([`5  2026-03-01T12:00:05.000Z  run.admitted  run-${RUN}`, `6  2026-03-01T12:00:06.000Z  run.succeeded  run-${RUN}`, ''].join('\n'));
+    expect(acks()).toEqual(['5', '6']);
     expect(failed.code).toBe(AdeExitCode.runNotSucceeded);
     expect(streams()).toEqual([]);
   });

@@ -3,6 +3,9 @@ import { ApiError, CliError, ConnectionError, ExitCode } from '../errors';
 import { SseParser } from '../sse';
 import { AdeExitCode, AdeOutcome, FeedEventSchema, type AdeDoor, type FeedEvent } from './ade-door-client';
 
+/** Events per page when an ended run's feed is read up to now. */
+const PAGE_SIZE = 200;
+
 /** Before the server names its `retry:`, the first reconnection waits this long; each failure in a row doubles it. */
 export const FIRST_RECONNECT_DELAY_MS = 1_000;
 export const MAX_RECONNECT_DELAY_MS = 30_000;
@@ -187,17 +190,38 @@ async function follow(door: AdeDoor, io: WatchIo, options: WatchOptions, stop: A
   return null;
 }
 
+/** The feed from the starting cursor up to now, by pages, printed and acknowledged as `follow` does; stops at the run's terminal event. */
+async function printUpToNow(door: AdeDoor, io: WatchIo, options: WatchOptions): Promise<void> {
+  const acks = options.ack ? new Acknowledger(door, (text) => io.stderr(text), Number((await door.acknowledged()).cursor)) : null;
+  let after = options.after;
+  for (;;) {
+    const page = await door.events({ after, limit: PAGE_SIZE });
+    for (const item of page.items) {
+      const cursor = String(item.globalPosition);
+      const data = JSON.stringify(item);
+      const event = parseEvent(data, cursor);
+      io.stdout(io.json ? `${data}\n` : `${eventLine(cursor, event)}\n`);
+      acks?.mark(cursor);
+      await acks?.flush();
+      if (endsRun(options.untilTerminal!, event)) return;
+    }
+    if (page.caughtUp) return;
+    after = page.nextCursor;
+  }
+}
+
 /**
  * `packetagent ade watch`: the actor's feed, one line per event, until Ctrl-C or SIGTERM (exit 0),
  * or with --until-terminal until that run ends: exit 0 for run.succeeded, 6 for any other end,
  * 130 or 143 when a signal stops it first.
  */
 export async function watchFeed(door: AdeDoor, io: WatchIo, options: WatchOptions): Promise<void> {
-  // A run that ended before the feed's starting cursor would otherwise be waited for forever.
+  // A run that has already ended may have done so before the starting cursor, and would be
+  // waited for forever: the feed is then read in pages up to now, and the run's state decides.
   if (options.untilTerminal !== undefined) {
     const run = await door.run(options.untilTerminal);
     if (isRunState(run.state) && isTerminal(run.state)) {
-      io.stderr(`[run ${run.id} has already ended: ${run.state}]\n`);
+      await printUpToNow(door, io, options);
       if (!isSuccess(run.state)) throw new AdeOutcome(`run ${run.id} ended: run.${run.state}`, AdeExitCode.runNotSucceeded);
       return;
     }
