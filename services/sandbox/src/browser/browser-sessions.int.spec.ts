@@ -159,6 +159,8 @@ describe(BrowserSessions.name, () => {
 
     it('answers a missing selector, a missing field and a timeout as failures of the action', async () => {
       const runId = newRun();
+      // The page is loaded first, under the default limit: the short limits below are for the waits they name.
+      expect(await act(runId, { action: 'navigate', url: `${site.origin}/` })).toMatchObject({ ok: true });
 
       const missing = await act(runId, { action: 'click', selector: '#absent', timeoutMs: 500 });
       const noText = await act(runId, { action: 'type', selector: '#name' });
