@@ -5,25 +5,15 @@
  * subscription of the workspace's event subjects; and the door's activations at a steady rate
  * from a single token.
  */
-import { randomBytes, randomInt } from 'node:crypto';
-import { join } from 'node:path';
-import { credentials, loadPackageDefinition, Metadata, status as GrpcStatus, type Client, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
+import { randomInt } from 'node:crypto';
+import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import type { Subscription } from '@nats-io/transport-node';
 import { topology } from '@packetagent/bus';
-import { createWorkerPackage, runStreamId, type JsonObject } from '@packetagent/contracts';
-import { cpuFrom, expectStatus, relayIdle, request, ROOT, startApp, type App, type CpuUse } from './app-process';
+import { cpuFrom, relayIdle, startApp, type App, type CpuUse } from './app-process';
+import { admittedCount, eventLoopDelay, rollbacks, transactions } from './app-probes';
+import { activateGrpc, activateRest, deploy, grpcDoor, issueToken, MAX_CONCURRENT_RUNS, type FeedEventMessage, type GrpcDoor } from './packetade-door';
 import { now, paced, ratio, summarise, table, until, type Summary } from './stats';
 
-/** A deployment admits at most this many concurrent runs (the schema's ceiling), and nothing ends a run here. */
-const MAX_CONCURRENT_RUNS = 1_000;
-const ALL_OPERATIONS = ['validate', 'deploy', 'update', 'activate', 'inspect', 'list_runs', 'pause', 'resume', 'rollback', 'revoke', 'events'];
-const INPUT = { release: '2026.11.3' };
-const PROVENANCE = {
-  source: { repository: 'https://git.example.com/bench/workers.git', commit: '0123456789ab', path: 'bench.worker.json' },
-  builtBy: 'packetagent bench',
-  builtAt: '2026-12-01T00:00:00Z',
-};
 
 export interface PacketAdeOptions {
   /** Sequential activations per path: `warmup` unmeasured, then `count` measured. */
@@ -98,106 +88,6 @@ export interface WatchStretch {
   cpu: CpuUse;
 }
 
-// ---------------------------------------------------------------------------------------------
-// A PacketADE client as PacketADE builds one: @grpc/grpc-js with the service from the .proto.
-
-type Unary = (request: unknown, metadata: Metadata, callback: (error: ServiceError | null, response: unknown) => void) => void;
-
-interface FeedEventMessage {
-  cursor: string;
-  type: string;
-  stream: string;
-  occurredAt: string;
-}
-
-interface GrpcDoor {
-  call<T>(method: string, request: Record<string, unknown>): Promise<T>;
-  watch(cursor: string): ClientReadableStream<FeedEventMessage>;
-  close(): void;
-}
-
-async function grpcDoor(address: string, token: string): Promise<GrpcDoor> {
-  const definition = loadSync('packetagent/v1/packetade.proto', { includeDirs: [join(ROOT, 'libs/contracts/proto')], longs: Number, enums: String, defaults: true });
-  const loaded = loadPackageDefinition(definition) as unknown as { packetagent: { v1: { PacketAde: new (address: string, creds: ReturnType<typeof credentials.createInsecure>) => Client } } };
-  const client = new loaded.packetagent.v1.PacketAde(address, credentials.createInsecure()) as Client & Record<string, unknown>;
-  await new Promise<void>((resolve, reject) => client.waitForReady(Date.now() + 10_000, (error) => (error ? reject(error) : resolve())));
-  const metadata = new Metadata();
-  metadata.set('authorization', `Bearer ${token}`);
-  return {
-    call: <T>(method: string, body: Record<string, unknown>) =>
-      new Promise<T>((resolve, reject) => {
-        (client[method] as Unary).call(client, body, metadata.clone(), (error, response) => (error ? reject(error) : resolve(response as T)));
-      }),
-    watch: (cursor) => (client['WatchEvents'] as (request: unknown, metadata: Metadata) => ClientReadableStream<FeedEventMessage>).call(client, { cursor }, metadata.clone()),
-    close: () => client.close(),
-  };
-}
-
-function workerDefinition(name: string): JsonObject {
-  return {
-    apiVersion: 'packetagent/v1',
-    kind: 'Worker',
-    name,
-    model: { provider: 'scripted', model: 'bench' },
-    instructions: 'Do the task.',
-    tools: [],
-    bounds: { maxConcurrentRuns: MAX_CONCURRENT_RUNS },
-    exit: { finish: { criteria: ['done'] } },
-    triggers: [{ manual: {} }],
-  };
-}
-
-/** An actor token with every operation, issued by the owner. */
-async function issueToken(app: App, actorName: string): Promise<string> {
-  const issued = await request<{ token: string }>(`${app.baseUrl}/api/v1/workspaces/${app.setup.workspaceId}/packetade/actors`, 'POST', {
-    body: { actorName, operations: ALL_OPERATIONS, expiresAt: new Date(Date.now() + 86_400_000).toISOString() },
-    headers: { authorization: `Bearer ${app.setup.apiKey}` },
-  });
-  expectStatus(issued, 201, 'issuing an actor token');
-  return issued.body.token;
-}
-
-/** `count` deployments of one unsigned package (accepted while the workspace trusts no publisher), over gRPC Deploy. */
-async function deploy(door: GrpcDoor, name: string, count: number): Promise<string[]> {
-  const document = Buffer.from(JSON.stringify(createWorkerPackage(workerDefinition(name), PROVENANCE)));
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const receipt = await door.call<{ deploymentId: string; created: boolean }>('Deploy', { packageDocument: document, idempotencyKey: `${name}-${i}` });
-    if (!receipt.created) throw new Error(`deploy ${name}-${i} answered an existing deployment`);
-    ids.push(receipt.deploymentId);
-  }
-  if (new Set(ids).size !== ids.length) throw new Error('two deploys answered the same deployment');
-  return ids;
-}
-
-const key = (tag: string) => `${tag}-${randomBytes(8).toString('hex')}`;
-
-/** gRPC Activate to its answer; intake answers after the transaction holding run.admitted committed. */
-async function activateGrpc(door: GrpcDoor, deploymentId: string, tag: string): Promise<{ ms: number; runId: string; at: number }> {
-  const t0 = now();
-  const answer = await door.call<{ runId: string; hold: string; duplicate: boolean }>('Activate', { deploymentId, inputJson: JSON.stringify(INPUT), idempotencyKey: key(tag) });
-  const at = now();
-  // A held run would mean the benchmark measured deferral, not admission.
-  if (answer.hold !== '' || answer.duplicate) throw new Error(`gRPC activation was ${answer.duplicate ? 'a duplicate' : `held (${answer.hold})`}`);
-  return { ms: at - t0, runId: answer.runId, at };
-}
-
-/** A REST POST runs (`url`) to the parsed 201, Node's global fetch with keep-alive. */
-async function activateRest(url: string, bearer: string, tag: string): Promise<{ ms: number; runId: string; at: number }> {
-  const t0 = now();
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ input: INPUT, idempotencyKey: key(tag) }),
-  });
-  const body = (await response.json()) as { runId?: string; hold?: string | null; code?: string };
-  const at = now();
-  const ms = at - t0;
-  if (response.status !== 201 || !body.runId) throw new Error(`REST activation answered ${response.status} ${body.code ?? ''}, expected 201`);
-  if (body.hold !== null) throw new Error(`REST activation was held (${String(body.hold)})`);
-  return { ms, runId: body.runId, at };
-}
-
 type ActivationPath = 'grpc' | 'rest' | 'workspace';
 const PATHS: readonly ActivationPath[] = ['grpc', 'rest', 'workspace'];
 
@@ -209,36 +99,6 @@ function shuffled<T>(items: readonly T[]): T[] {
   }
   return out;
 }
-
-async function admittedCount(app: App, runIds: string[]): Promise<number> {
-  const { rows } = await app.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'run.admitted' AND stream_id = ANY($1)`, [runIds.map(runStreamId)]);
-  return rows[0]!.n;
-}
-
-/** Transactions committed and rolled back in the app's database so far (pg_stat_database); waits first for backends to report, which they do at most once a second. */
-async function databaseTransactions(app: App): Promise<{ committed: number; rolledBack: number }> {
-  await new Promise((done) => setTimeout(done, 1_500));
-  const { rows } = await app.db.pool.query<{ c: string; r: string }>(`SELECT xact_commit AS c, xact_rollback AS r FROM pg_stat_database WHERE datname = current_database()`);
-  return { committed: Number(rows[0]?.c ?? Number.NaN), rolledBack: Number(rows[0]?.r ?? Number.NaN) };
-}
-
-/**
- * The app's event-loop delay since the last scrape of its metrics: prom-client's
- * monitorEventLoopDelay histogram (reset at each scrape) records the intervals between ticks of a
- * 10 ms timer, so the delay is what exceeds 10 ms.
- */
-async function eventLoopDelay(app: App): Promise<{ p50: number; p99: number; max: number }> {
-  const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
-  const read = (name: string) => Math.max(0, 1_000 * Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN) - 10);
-  return { p50: read('nodejs_eventloop_lag_p50_seconds'), p99: read('nodejs_eventloop_lag_p99_seconds'), max: read('nodejs_eventloop_lag_max_seconds') };
-}
-
-const rollbacks = async (app: App) => (await databaseTransactions(app)).rolledBack;
-/** Statements in autocommit count one each; the benchmark's own two reads of the counters are included. */
-const transactions = async (app: App) => {
-  const { committed, rolledBack } = await databaseTransactions(app);
-  return committed + rolledBack;
-};
 
 // ---------------------------------------------------------------------------------------------
 
