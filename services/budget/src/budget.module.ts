@@ -4,6 +4,7 @@ import { registerBudgetEvents, registerIntakeEvents, type EventRegistry } from '
 import { BUDGET_OPTIONS, resolveBudgetOptions, type BudgetModuleOptions } from './budget.options';
 import { LimitEventsConsumer } from './limits/limit-events.consumer';
 import { ApplyLimitsEvent } from './limits/usecases/apply-limits-event/apply-limits-event';
+import { RaiseRunLimit } from './limits/usecases/raise-run-limit/raise-run-limit';
 import { BudgetCommandsHandler } from './reservations/budget-commands.handler';
 import { ExpirySweeper } from './reservations/expiry-sweeper';
 import { ExpireDueReservations } from './reservations/usecases/expire-due/expire-due';
@@ -41,6 +42,7 @@ export class BudgetModule {
         Release,
         ReviewScope,
         ReadUsage,
+        RaiseRunLimit,
         ExpireDueReservations,
         BudgetCommandsHandler,
         ExpirySweeper,

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { z } from 'zod';
 import { OnCommand } from '@packetagent/bus';
-import { PolicyCommands, type AttentionView, type AuthorizeRequest, type AuthorizeResult } from '@packetagent/contracts';
+import { PolicyCommands, type AttentionView, type AuthorizeRequest, type AuthorizeResult, type JsonObject } from '@packetagent/contracts';
 import { AnswerAttention } from './attention/usecases/answer-attention';
 import { RaiseAttention } from './attention/usecases/raise-attention';
 import { ReadAttention } from './attention/usecases/read-attention';
 import { Authorize } from './authorize/authorize';
 import { GrantComputerKey } from './computers/usecases/grant-computer-key';
+import { GrantRouteCredential } from './notifications/grant-route-credential';
 
 type Req<K extends keyof typeof PolicyCommands> = z.output<(typeof PolicyCommands)[K]['request']>;
 
@@ -19,6 +20,7 @@ export class PolicyCommandHandlers {
     private readonly readAttention: ReadAttention,
     private readonly raiseAttention: RaiseAttention,
     private readonly grantComputerKey: GrantComputerKey,
+    private readonly grantRouteCredential: GrantRouteCredential,
   ) {}
 
   @OnCommand(PolicyCommands.authorize)
@@ -28,12 +30,13 @@ export class PolicyCommandHandlers {
 
   @OnCommand(PolicyCommands.approveAttention)
   approve(request: Req<'approveAttention'>): Promise<AttentionView> {
-    return this.answerAttention.execute(request.workspaceId, request.attentionId, { kind: 'approve', scope: request.scope }, request.actor);
+    const { scope, role, email, arguments: edited } = request;
+    return this.answerAttention.execute(request.workspaceId, request.attentionId, { kind: 'approve', scope, role, email, arguments: edited as JsonObject | undefined }, request.actor);
   }
 
   @OnCommand(PolicyCommands.rejectAttention)
   reject(request: Req<'rejectAttention'>): Promise<AttentionView> {
-    return this.answerAttention.execute(request.workspaceId, request.attentionId, { kind: 'reject', reason: request.reason }, request.actor);
+    return this.answerAttention.execute(request.workspaceId, request.attentionId, { kind: 'reject', reason: request.reason, role: request.role, email: request.email }, request.actor);
   }
 
   @OnCommand(PolicyCommands.listAttention)
@@ -44,6 +47,11 @@ export class PolicyCommandHandlers {
   @OnCommand(PolicyCommands.raiseAttention)
   raise(request: Req<'raiseAttention'>): Promise<AttentionView> {
     return this.raiseAttention.execute(request);
+  }
+
+  @OnCommand(PolicyCommands.routeCredentialGrant)
+  routeCredential(request: Req<'routeCredentialGrant'>): Promise<{ credential: string; token: string }> {
+    return this.grantRouteCredential.execute(request);
   }
 
   @OnCommand(PolicyCommands.computerKeyGrant)

@@ -4,11 +4,13 @@ import { registerIntakeEvents, registerPolicyEvents, registerRunExecutionEvents,
 import { DeadlineTimersConsumer } from './attention/deadline-timers.consumer';
 import { ReconnectedCredentialsConsumer } from './attention/reconnected-credentials.consumer';
 import { AnswerAttention } from './attention/usecases/answer-attention';
+import { CheckEdit } from './attention/usecases/check-edit';
 import { RaiseAttention } from './attention/usecases/raise-attention';
 import { ReadAttention } from './attention/usecases/read-attention';
 import { Authorize } from './authorize/authorize';
 import { ReadComputer } from './computers/read-computer';
 import { GrantComputerKey } from './computers/usecases/grant-computer-key';
+import { GrantRouteCredential } from './notifications/grant-route-credential';
 import { ApplyDeploymentEvent } from './deployments/apply-deployment-event';
 import { DeploymentEventsConsumer } from './deployments/deployment-events.consumer';
 import { EffectiveMcpServers } from './deployments/effective-mcp-servers';
@@ -45,6 +47,7 @@ export class PolicyModule {
         CatchUpRun,
         RunEventsConsumer,
         AnswerAttention,
+        CheckEdit,
         ReadAttention,
         RaiseAttention,
         DeadlineTimersConsumer,
@@ -52,6 +55,7 @@ export class PolicyModule {
         ReadComputer,
         Authorize,
         GrantComputerKey,
+        GrantRouteCredential,
         PolicyCommandHandlers,
       ],
     };

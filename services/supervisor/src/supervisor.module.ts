@@ -13,6 +13,7 @@ import { RunPinning } from './engine/run-pinning';
 import { MigrateRunUseCase } from './migration/migrate-run';
 import { MigrationCommandHandlers } from './migration/migration.handlers';
 import { CheckModelProviders } from './models/check-model-providers';
+import { DraftWorkerDefinition } from './models/draft-worker';
 import { SupervisorModelCommandHandlers } from './models/models.handlers';
 import { ReadSupervision } from './watchdog/quarantine/usecases/read-supervision/read-supervision';
 import { ReleaseRun } from './watchdog/quarantine/usecases/release-run/release-run';
@@ -67,6 +68,7 @@ export class SupervisorModule {
         EndRun,
         SupervisorCommandHandlers,
         CheckModelProviders,
+        DraftWorkerDefinition,
         SupervisorModelCommandHandlers,
       ],
       exports: [SupervisorEngine, StuckRunWatchdog],

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OnCommand } from '@packetagent/bus';
-import { BudgetCommands, type ReserveResult } from '@packetagent/contracts';
+import { BudgetCommands, type ReserveResult, type RunLimitRaise } from '@packetagent/contracts';
+import { RaiseRunLimit, type RaiseRunLimitRequest } from '../limits/usecases/raise-run-limit/raise-run-limit';
 import { ReadUsage, type ReadUsageRequest, type ReadUsageResult } from './usecases/read-usage/read-usage';
 import { Release, type ReleaseRequest, type ReleaseResult } from './usecases/release/release';
 import { Reserve, type ReserveRequest } from './usecases/reserve/reserve';
@@ -16,6 +17,7 @@ export class BudgetCommandsHandler {
     private readonly releaseUseCase: Release,
     private readonly reviewUseCase: ReviewScope,
     private readonly readUsage: ReadUsage,
+    private readonly raiseRunLimitUseCase: RaiseRunLimit,
   ) {}
 
   @OnCommand(BudgetCommands.reserve)
@@ -36,6 +38,11 @@ export class BudgetCommandsHandler {
   @OnCommand(BudgetCommands.review)
   review(request: ReviewScopeRequest): Promise<ReviewScopeResult> {
     return this.reviewUseCase.execute(request);
+  }
+
+  @OnCommand(BudgetCommands.raiseRunLimit)
+  raiseRunLimit(request: RaiseRunLimitRequest): Promise<RunLimitRaise> {
+    return this.raiseRunLimitUseCase.execute(request);
   }
 
   @OnCommand(BudgetCommands.usage)

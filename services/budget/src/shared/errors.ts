@@ -45,3 +45,11 @@ export class BudgetScopeNotFoundError extends DomainError {
     super(`no ${scope.kind} budget ${scope.id} in ${scope.unit} per ${scope.window}`);
   }
 }
+
+/** The attention already raised a run's limit, for another run or by another amount. */
+export class BudgetRaiseConflictError extends DomainError {
+  readonly code = BudgetErrorCodes.raiseConflict;
+  constructor(readonly attentionId: string) {
+    super(`attention ${attentionId} already raised a run's limit for another run or amount`);
+  }
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createZodDto } from 'nestjs-zod';
-import { BudgetScopeKindSchema, BudgetScopeSchema } from '@packetagent/contracts';
+import { BudgetCommands, BudgetScopeKindSchema, BudgetScopeSchema } from '@packetagent/contracts';
 
 export const BudgetsQuery = z.object({
   kind: BudgetScopeKindSchema.optional(),
@@ -11,3 +11,6 @@ export class BudgetsQueryDto extends createZodDto(BudgetsQuery) {}
 
 export const ReviewBudgetBody = z.strictObject({ scope: BudgetScopeSchema, note: z.string().max(500).optional() });
 export class ReviewBudgetDto extends createZodDto(ReviewBudgetBody) {}
+
+export class BudgetUsageDto extends createZodDto(BudgetCommands.usage.response) {}
+export class BudgetReviewDto extends createZodDto(BudgetCommands.review.response) {}

@@ -1,7 +1,17 @@
 import type { PoolClient } from 'pg';
-import { attentionStream, type ActorRef, type AttentionScope, type AttentionState, type AttentionView, type JsonValue } from '@packetagent/contracts';
+import {
+  attentionStream,
+  type ActorRef,
+  type ApprovalRules,
+  type AttentionEdit,
+  type AttentionScope,
+  type AttentionState,
+  type AttentionView,
+  type JsonObject,
+  type JsonValue,
+} from '@packetagent/contracts';
 import type { PostgresEventStore } from '@packetagent/eventstore';
-import { decide, evolve, type AttentionEvent, type ExistingAttention } from './attention.decider';
+import { decide, evolve, type AttentionEvent, type ExistingAttention, type RecordedApproval } from './attention.decider';
 
 export interface AttentionRow {
   attention_id: string;
@@ -27,12 +37,42 @@ export interface AttentionRow {
   timer_set: boolean;
   stream_version: string;
   created_at: Date;
+  rules: ApprovalRules | null;
+  approvals: RecordedApproval[];
+  remind_at: Date | null;
+  reminded_at: Date | null;
+  escalate_at: Date | null;
+  escalated_at: Date | null;
+  edit: AttentionEdit | null;
+  /** The edited call's arguments as the approver gave them: what the run runs. */
+  edited_arguments: JsonObject | null;
+  edited_call_digest: string | null;
+  edited_verb: string | null;
+  edited_resource_key: string | null;
+}
+
+/** What an edit approved with the call changes besides the event: the call to allow instead. */
+export interface ApprovedEdit {
+  edit: AttentionEdit;
+  arguments: JsonObject;
+  verb: string;
+  resourceKey: string;
 }
 
 type Queryable = Pick<PoolClient, 'query'>;
 
 export function attentionState(row: AttentionRow): ExistingAttention {
-  return { status: row.state, attentionId: row.attention_id, deadline: row.deadline.toISOString(), scope: row.scope, version: Number(row.stream_version) };
+  return {
+    status: row.state,
+    attentionId: row.attention_id,
+    deadline: row.deadline.toISOString(),
+    scope: row.scope,
+    version: Number(row.stream_version),
+    rules: row.rules,
+    approvals: row.approvals,
+    remindedAt: row.reminded_at?.toISOString() ?? null,
+    escalatedAt: row.escalated_at?.toISOString() ?? null,
+  };
 }
 
 export function attentionView(row: AttentionRow): AttentionView {
@@ -56,6 +96,13 @@ export function attentionView(row: AttentionRow): AttentionView {
     answeredAt: row.answered_at ? row.answered_at.toISOString() : null,
     consumed: row.consumed_at !== null,
     version: Number(row.stream_version),
+    rules: row.rules,
+    approvals: row.approvals,
+    remindAt: row.remind_at?.toISOString() ?? null,
+    remindedAt: row.reminded_at?.toISOString() ?? null,
+    escalateAt: row.escalate_at?.toISOString() ?? null,
+    escalatedAt: row.escalated_at?.toISOString() ?? null,
+    edit: row.edit,
   };
 }
 
@@ -76,6 +123,7 @@ export async function commitAnswer(
   row: AttentionRow,
   events: AttentionEvent[],
   actor: ActorRef,
+  approvedEdit?: ApprovedEdit,
 ): Promise<AttentionRow> {
   const before = attentionState(row);
   const appended = await store.append(
@@ -85,23 +133,33 @@ export async function commitAnswer(
     { workspaceId: row.workspace_id, client },
   );
   const after = events.reduce<ExistingAttention>((state, event) => evolve(state, event), before);
-  const last = events[events.length - 1]!;
-  const answeredBy = last.type === 'attention.approved' || last.type === 'attention.rejected' ? last.data.actor : null;
-  const reason = last.type === 'attention.rejected' || last.type === 'attention.withdrawn' ? last.data.reason : null;
+  const closing = events.find((event) => event.type !== 'attention.approval_recorded' && event.type !== 'attention.reminded' && event.type !== 'attention.escalated');
+  const answeredBy = closing?.type === 'attention.approved' || closing?.type === 'attention.rejected' ? closing.data.actor : null;
+  const reason = closing?.type === 'attention.rejected' || closing?.type === 'attention.withdrawn' ? closing.data.reason : null;
+  const edit = closing?.type === 'attention.approved' && closing.data.edit && approvedEdit ? approvedEdit : null;
   const { rows } = await client.query<AttentionRow>(
     `UPDATE policy.attention
-        SET state = $2, scope = $3, answered_by = $4::jsonb, answer_reason = $5, answered_at = now(), stream_version = $6
+        SET state = $2, scope = $3, stream_version = $4, approvals = $5::jsonb, reminded_at = $6, escalated_at = $7,
+            answered_by = CASE WHEN $8 THEN $9::jsonb ELSE answered_by END,
+            answer_reason = CASE WHEN $8 THEN $10 ELSE answer_reason END,
+            answered_at = CASE WHEN $8 THEN now() ELSE answered_at END,
+            edit = $11::jsonb, edited_arguments = $12::jsonb, edited_call_digest = $13, edited_verb = $14, edited_resource_key = $15
       WHERE attention_id = $1 RETURNING *`,
-    [row.attention_id, after.status, after.scope, answeredBy ? JSON.stringify(answeredBy) : null, reason, appended.streamVersion],
+    [
+      row.attention_id, after.status, after.scope, appended.streamVersion, JSON.stringify(after.approvals), after.remindedAt, after.escalatedAt,
+      closing !== undefined, answeredBy ? JSON.stringify(answeredBy) : null, reason,
+      edit ? JSON.stringify(edit.edit) : null, edit ? JSON.stringify(edit.arguments) : null, edit?.edit.editedDigest ?? null, edit?.verb ?? null, edit?.resourceKey ?? null,
+    ],
   );
   const updated = rows[0]!;
   if (after.status === 'approved') {
-    // Approve-for-run, and any approval of a first use, covers identical calls for the rest of the run.
+    // Approve-for-run, and any approval of a first use, covers identical calls for the rest of the run
+    // (of an edited call, calls identical to the edit).
     if (after.scope === 'run' || updated.approval_mode === 'first_use') {
       await client.query(
         `INSERT INTO policy.run_approvals (run_id, tool, verb, resource_key, attention_id) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT DO NOTHING`,
-        [updated.run_id, updated.tool, updated.verb, updated.resource_key, updated.attention_id],
+        [updated.run_id, updated.tool, updated.edited_verb ?? updated.verb, updated.edited_resource_key ?? updated.resource_key, updated.attention_id],
       );
     }
   }

@@ -3,7 +3,10 @@ import type { PoolClient } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import {
   ATTENTION_DEADLINE_PURPOSE,
+  ATTENTION_ESCALATION_PURPOSE,
+  ATTENTION_REMINDER_PURPOSE,
   attentionStream,
+  durationSeconds,
   computerGrantTool,
   policyStream,
   redactJson,
@@ -22,10 +25,11 @@ import type { Pool } from 'pg';
 import { commitAnswer, type AttentionRow } from '../attention/attention.rows';
 import { decide as decideAttention } from '../attention/attention.decider';
 import { attentionState } from '../attention/attention.rows';
-import { deadlineTimerId, SYSTEM_ACTOR } from '../attention/usecases/answer-attention';
+import { attentionTimerId, SYSTEM_ACTOR } from '../attention/usecases/answer-attention';
 import { composeComputer, type ComputerCheck, type ComputerLookup } from '../computers/compose-computer';
 import { ReadComputer } from '../computers/read-computer';
-import { grantsDigest, storedGrant, type CompiledGrant, type GrantSet } from '../grants/compile-grants';
+import type { CompiledGrant, GrantSet } from '../grants/compile-grants';
+import { readGrantSet } from '../grants/read-grant-set';
 import { checkCall } from '../grants/evaluate-call';
 import { POLICY_OPTIONS, type ResolvedPolicyOptions } from '../policy.options';
 import { CatchUpRun } from '../runs/catch-up-run';
@@ -43,6 +47,8 @@ interface Verdict {
   needsTimer?: AttentionRow;
   /** On allow of a call on an ssh computer: whose key the answer grants. */
   computerKey?: { computer: string; credential: string };
+  /** `approval_edited`: the call a person approved instead of this one. */
+  edit?: NonNullable<AuthorizeResult['edit']>;
 }
 
 type OnComputer = Extract<ComputerCheck, { ok: true }>;
@@ -173,11 +179,21 @@ export class Authorize {
       }
     }
 
+    // An approval with an edit answers both calls: the original (approval_edited, naming the edit) and the edited one.
     const { rows: live } = await client.query<AttentionRow>(
-      `SELECT * FROM policy.attention WHERE run_id = $1 AND call_digest = $2 AND consumed_at IS NULL FOR UPDATE`,
+      `SELECT * FROM policy.attention WHERE run_id = $1 AND (call_digest = $2 OR edited_call_digest = $2) AND consumed_at IS NULL
+        ORDER BY (call_digest = $2) DESC LIMIT 1 FOR UPDATE`,
       [request.runId, request.callDigest],
     );
     const existing = live[0];
+    if (existing?.edit && existing.edited_arguments && existing.call_digest === request.callDigest && existing.state === 'approved') {
+      const { edit } = existing;
+      return deny('approval_edited', 'the call was approved with edited arguments: the edited call runs instead', {
+        approvalId: existing.attention_id,
+        edit: { attentionId: existing.attention_id, originalDigest: edit.originalDigest, editedDigest: edit.editedDigest, arguments: existing.edited_arguments, editor: edit.editor },
+        ...pinned,
+      });
+    }
     if (existing) return this.decideWithAttention(client, existing, grant, pinned, everyCall);
     const text = computerAsks
       ? `commands on computer "${onComputer!.name}" need a person's approval (${everyCall ? 'its approval mode is explicit: every call is asked' : 'an approval for the run covers identical calls'})`
@@ -233,18 +249,26 @@ export class Authorize {
     const { rows: runRows } = await client.query<{ version_digest: string }>(`SELECT version_digest FROM policy.runs WHERE run_id = $1`, [request.runId]);
     const attentionId = uuidv7();
     const now = this.options.clock();
-    const deadline = new Date(now.getTime() + 1_000 * (grant.approvalTimeoutSeconds ?? this.options.defaultApprovalTimeoutSeconds));
+    const rules = grant.approvalRules;
+    const ruleSeconds = (value: string | undefined) => (value === undefined ? null : durationSeconds(value));
+    const deadline = new Date(now.getTime() + 1_000 * (ruleSeconds(rules?.deadline) ?? grant.approvalTimeoutSeconds ?? this.options.defaultApprovalTimeoutSeconds));
+    // Due at or after the deadline, a reminder or an escalation would only follow the expiry.
+    const dueBefore = (seconds: number | null) => (seconds === null || now.getTime() + 1_000 * seconds >= deadline.getTime() ? null : new Date(now.getTime() + 1_000 * seconds));
+    const remindAt = dueBefore(ruleSeconds(rules?.remindAfter));
+    const escalateAt = dueBefore(ruleSeconds(rules?.escalate?.after));
     const resource = request.resource === null ? null : redactResource(request.resource);
     const args = redactJson(request.arguments);
     const { rows } = await client.query<AttentionRow>(
       `INSERT INTO policy.attention (attention_id, workspace_id, run_id, deployment_id, version_digest, call_digest, tool, verb,
-                                     resource, resource_key, approval_mode, arguments, requester, state, deadline, stream_version)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, 'open', $14, 1)
+                                     resource, resource_key, approval_mode, arguments, requester, state, deadline, stream_version,
+                                     rules, remind_at, escalate_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, 'open', $14, 1, $15::jsonb, $16, $17)
        ON CONFLICT (run_id, call_digest) WHERE consumed_at IS NULL DO NOTHING
        RETURNING *`,
       [
         attentionId, request.workspaceId, request.runId, deploymentId, runRows[0]!.version_digest, request.callDigest, request.tool,
         request.verb, resource, resourceKey, grant.approval, JSON.stringify(args), JSON.stringify(request.requester), deadline,
+        rules ? JSON.stringify(rules) : null, remindAt, escalateAt,
       ],
     );
     // A concurrent identical call created it first: decide again and find it.
@@ -260,6 +284,9 @@ export class Authorize {
       arguments: args,
       requester: request.requester,
       deadline: deadline.toISOString(),
+      ...(rules ? { rules } : {}),
+      ...(remindAt ? { remindAt: remindAt.toISOString() } : {}),
+      ...(escalateAt ? { escalateAt: escalateAt.toISOString() } : {}),
     };
     await this.store.append(attentionStream(attentionId), 'no_stream', [{ type: 'attention.requested', data, actor: request.requester }], {
       workspaceId: request.workspaceId,
@@ -289,18 +316,13 @@ export class Authorize {
       this.verifiedGrantSets.set(effectiveDigest, cached);
       return cached;
     }
-    const { rows } = await client.query<{ grants: CompiledGrant[]; grants_digest: string }>(
-      `SELECT grants, grants_digest FROM policy.grant_sets WHERE effective_digest = $1`,
-      [effectiveDigest],
-    );
-    const row = rows[0];
-    if (!row) return null;
+    const verified = await readGrantSet(client, effectiveDigest);
+    if (verified === null) return null;
     // Grants that no longer match the digest they were compiled with are not used.
-    if (grantsDigest(effectiveDigest, row.grants) !== row.grants_digest) {
+    if (verified === 'damaged') {
       this.options.log('error', 'compiled grants do not match their digest', { effectiveDigest });
       return null;
     }
-    const verified = { effectiveDigest, grants: row.grants.map(storedGrant), grantsDigest: row.grants_digest };
     this.verifiedGrantSets.set(effectiveDigest, verified);
     if (this.verifiedGrantSets.size > GRANT_SET_CACHE_SIZE) this.verifiedGrantSets.delete(this.verifiedGrantSets.keys().next().value!);
     return verified;
@@ -334,6 +356,7 @@ export class Authorize {
   private answer(request: AuthorizeRequest, verdict: Verdict): AuthorizeResult {
     const result: AuthorizeResult = { decision: verdict.decision, reason: { code: verdict.code, text: verdict.text } };
     if (verdict.approvalId) result.approvalId = verdict.approvalId;
+    if (verdict.edit) result.edit = verdict.edit;
     const expiresAt = new Date(this.options.clock().getTime() + 1_000 * this.options.credentialGrantTtlSeconds).toISOString();
     if (verdict.decision === 'allow' && verdict.computerKey) {
       const { computer, credential } = verdict.computerKey;
@@ -354,24 +377,36 @@ export class Authorize {
     return result;
   }
 
-  /** Until the scheduler holds the timer, the deadline is still enforced at use (see decideWithAttention). */
+  /**
+   * The attention's timers: its deadline, and its reminder and escalation when its rules set
+   * them. Until the scheduler holds them, the deadline is still enforced at use (see
+   * decideWithAttention); a reminder or escalation is only as late as the next identical call.
+   */
   async setDeadlineTimer(row: AttentionRow): Promise<void> {
+    const timers = [
+      { purpose: ATTENTION_DEADLINE_PURPOSE, dueAt: row.deadline },
+      { purpose: ATTENTION_REMINDER_PURPOSE, dueAt: row.remind_at },
+      { purpose: ATTENTION_ESCALATION_PURPOSE, dueAt: row.escalate_at },
+    ] as const;
     try {
-      await this.bus.request(
-        SchedulerCommands.setTimer,
-        {
-          workspaceId: row.workspace_id,
-          timerId: deadlineTimerId(row.attention_id),
-          purpose: ATTENTION_DEADLINE_PURPOSE,
-          dueAt: row.deadline.toISOString(),
-          payload: { attentionId: row.attention_id },
-          actor: SYSTEM_ACTOR,
-        },
-        { timeoutMs: this.options.timerRequestTimeoutMs },
-      );
+      for (const { purpose, dueAt } of timers) {
+        if (dueAt === null) continue;
+        await this.bus.request(
+          SchedulerCommands.setTimer,
+          {
+            workspaceId: row.workspace_id,
+            timerId: attentionTimerId(purpose, row.attention_id),
+            purpose,
+            dueAt: dueAt.toISOString(),
+            payload: { attentionId: row.attention_id },
+            actor: SYSTEM_ACTOR,
+          },
+          { timeoutMs: this.options.timerRequestTimeoutMs },
+        );
+      }
       await this.pool.query(`UPDATE policy.attention SET timer_set = true WHERE attention_id = $1`, [row.attention_id]);
     } catch (error) {
-      this.options.log('warn', 'could not set an attention deadline timer; it is retried on the next identical call', {
+      this.options.log('warn', 'could not set an attention timer; it is retried on the next identical call', {
         attentionId: row.attention_id,
         error: error instanceof Error ? error.message : String(error),
       });

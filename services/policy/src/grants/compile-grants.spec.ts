@@ -29,7 +29,7 @@ describe(compileGrants.name, () => {
       { tool: 'files', verbs: ['read', 'format'], resources: ['../outside'], approval: 'never', credentials: [] },
       'not a grant',
     ]);
-    expect(set.grants).toEqual([{ tool: 'files', verbs: ['read'], resources: [], approval: 'never', credentials: [], approvalTimeoutSeconds: null, computers: null, mcpTools: null }]);
+    expect(set.grants).toEqual([{ tool: 'files', verbs: ['read'], resources: [], approval: 'never', approvalRules: null, credentials: [], approvalTimeoutSeconds: null, computers: null, mcpTools: null }]);
     expect(issues.map((issue) => issue.index)).toEqual([0, 1, 2]);
   });
 
@@ -72,5 +72,17 @@ describe(compileGrants.name, () => {
     expect(grantsDigest(digest, before as never)).toBe(set.grantsDigest);
     expect(storedGrant(before[0] as never).computers).toBeNull();
     expect(compileGrants(digest, [{ ...tools[0], computers: ['arm-runner'] }]).set.grantsDigest).not.toBe(set.grantsDigest);
+  });
+
+  it('keeps the mode of approval rules, binds the rules into the digest, and leaves plain modes hashed as before', () => {
+    const plain = compileGrants(digest, [{ tool: 'slack_post', resources: ['#releases'], approval: 'always' }]).set;
+    const rules = { mode: 'always', deadline: '2h', quorum: 2, approvers: 'admin' };
+    const ruled = compileGrants(digest, [{ tool: 'slack_post', resources: ['#releases'], approval: rules }]).set;
+    expect(ruled.grants[0]).toMatchObject({ approval: 'always', approvalRules: rules });
+    expect(plain.grants[0]!.approvalRules).toBeNull();
+    expect(ruled.grantsDigest).not.toBe(plain.grantsDigest);
+    const { approvalRules: _rules, ...before } = plain.grants[0]!;
+    expect(grantsDigest(digest, [before as never])).toBe(plain.grantsDigest);
+    expect(storedGrant(before as never).approvalRules).toBeNull();
   });
 });

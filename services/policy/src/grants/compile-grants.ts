@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
-  APPROVAL_STRICTNESS,
+  approvalMode,
+  approvalRules,
+  ApprovalSpecSchema,
   canonicalJson,
   ComputerNameSchema,
   isKnownTool,
@@ -9,6 +11,7 @@ import {
   normaliseResource,
   sha256Hex,
   type Approval,
+  type ApprovalRules,
   type JsonValue,
   type ToolName,
 } from '@packetagent/contracts';
@@ -20,7 +23,10 @@ export interface CompiledGrant {
   verbs: string[];
   /** Normalised and sorted; null means any resource of the tool's kind. */
   resources: string[] | null;
+  /** The mode: whether a person is asked. */
   approval: Approval;
+  /** Deadline, reminder, escalation, quorum and approvers of an approval, when the grant sets them; null otherwise. */
+  approvalRules: ApprovalRules | null;
   credentials: string[];
   /** Deadline of an approval for this tool, when the grant sets one. */
   approvalTimeoutSeconds: number | null;
@@ -46,7 +52,7 @@ const LimitGrant = z.object({
   tool: z.string(),
   verbs: z.array(z.string()).default([]),
   resources: z.array(z.string()).optional(),
-  approval: z.enum(APPROVAL_STRICTNESS as [Approval, ...Approval[]]).default('always'),
+  approval: ApprovalSpecSchema.default('always'),
   credentials: z.array(z.string()).default([]),
   approvalTimeoutSeconds: z.number().int().positive().optional(),
   computers: z.array(z.string()).optional(),
@@ -107,7 +113,8 @@ export function compileGrants(
       verbs: sorted(grant.verbs.filter((verb) => known.includes(verb))),
       // A list whose every entry failed to compile grants nothing, not everything.
       resources: grant.resources === undefined ? null : sorted(resources),
-      approval: grant.approval,
+      approval: approvalMode(grant.approval),
+      approvalRules: approvalRules(grant.approval),
       credentials: sorted(grant.credentials),
       approvalTimeoutSeconds: grant.approvalTimeoutSeconds ?? null,
       computers,
@@ -129,19 +136,20 @@ export function compileGrants(
 }
 
 /**
- * A grant without computers or MCP tools is hashed without those fields, so every set compiled
+ * A grant without computers, MCP tools or approval rules is hashed without those fields, so every set compiled
  * before they existed keeps its digest (and still verifies as stored).
  */
 export function grantsDigest(effectiveDigest: string, grants: readonly CompiledGrant[]): string {
-  const hashed = grants.map(({ computers, mcpTools, ...rest }) => ({
+  const hashed = grants.map(({ computers, mcpTools, approvalRules, ...rest }) => ({
     ...rest,
+    ...(approvalRules === null || approvalRules === undefined ? {} : { approvalRules: approvalRules as unknown as JsonValue }),
     ...(computers === null || computers === undefined ? {} : { computers }),
     ...(mcpTools === null || mcpTools === undefined ? {} : { mcpTools }),
   }));
   return sha256Hex(canonicalJson({ effectiveDigest, grants: hashed as unknown as JsonValue }));
 }
 
-/** A stored grant as compiled: sets stored before computers or MCP existed lack those fields. */
+/** A stored grant as compiled: sets stored before computers, MCP or approval rules existed lack those fields. */
 export function storedGrant(grant: CompiledGrant): CompiledGrant {
-  return { ...grant, computers: grant.computers ?? null, mcpTools: grant.mcpTools ?? null };
+  return { ...grant, approvalRules: grant.approvalRules ?? null, computers: grant.computers ?? null, mcpTools: grant.mcpTools ?? null };
 }

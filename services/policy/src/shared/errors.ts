@@ -61,3 +61,31 @@ export class ComputerListingRefusedError extends DomainError {
   }
 }
 
+
+/** The attention's rules name approvers, and the caller is not one (or did not say who they are: no role, no email). */
+export class ApproverNotAllowedError extends DomainError {
+  readonly code = PolicyErrorCodes.approverNotAllowed;
+}
+
+/** Under a quorum, the same approver's second approval is refused rather than counted twice. */
+export class ApprovalAlreadyRecordedError extends DomainError {
+  readonly code = PolicyErrorCodes.approvalAlreadyRecorded;
+  constructor(attentionId: string) {
+    super(`your approval of attention ${attentionId} is already recorded; the quorum needs another approver`);
+  }
+}
+
+/** The edited arguments are not valid for the tool; the attention stays open. */
+export class EditInvalidError extends DomainError {
+  readonly code = PolicyErrorCodes.editInvalid;
+}
+
+/** The edited call is not covered by the run's grants; the attention stays open. */
+export class EditNotGrantedError extends DomainError {
+  readonly code = PolicyErrorCodes.editNotGranted;
+}
+
+/** This call cannot be approved with edited arguments; the attention stays open. */
+export class EditNotSupportedError extends DomainError {
+  readonly code = PolicyErrorCodes.editNotSupported;
+}

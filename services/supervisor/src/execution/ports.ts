@@ -1,7 +1,8 @@
 import type { AttentionState, AuthorizeResult, DecodedEvent, JsonValue } from '@packetagent/contracts';
 import type { ModelTurn } from '@packetagent/providers';
 import type { CallAuthorization, PlannedCall, ToolOutcome } from '@packetagent/tools';
-import type { PlanRequest } from '../run/run.intent';
+import type { BudgetAnswer, BudgetAsk, BudgetRaise, PlanRequest } from '../run/run.intent';
+import type { LedgerRefusal } from '../run/run.decider';
 
 /**
  * What a run's shell reaches outside itself, one port per system, each bound to one run. The
@@ -36,18 +37,21 @@ export interface GuardPort {
   raiseAttention(kind: 'uncertain_effect' | 'run_unrecordable', planned: PlannedCall | null, details: JsonValue, signal: AbortSignal): Promise<string | null>;
   /** Asks a person to connect a credential again, for this call. */
   requestReconnect(planned: PlannedCall, refusal: CredentialRefusal, signal: AbortSignal): Promise<RaisedAttention>;
+  /** Asks a person for more budget (a `budget_request` attention); the same ask again answers the record already raised. */
+  requestBudget(ask: BudgetAsk, signal: AbortSignal): Promise<RaisedAttention>;
+  /** How the budget request's attention stands, with who approved it and the role recorded with the approval. */
+  budgetAnswer(attentionId: string, signal: AbortSignal): Promise<BudgetAnswer>;
 }
 
-export interface BudgetRefusal {
-  detail: string;
-  scope: JsonValue | null;
-}
+export type BudgetRefusal = LedgerRefusal;
 
 export interface BudgetPort {
   reserve(amounts: Array<{ unit: string; amount: number }>, key: string, signal: AbortSignal): Promise<{ id: string; refused: null } | { id: null; refused: BudgetRefusal }>;
   settle(reservationId: string | null, actual: Array<{ unit: string; amount: number }>): Promise<void>;
   /** Best effort: an unreleased hold expires at its TTL and is never credited twice. */
   release(reservationId: string | null): Promise<void>;
+  /** Raises the run's own limit for an approved budget request, once per attention (a repeat answers the first raise). */
+  raiseRunLimit(raise: { attentionId: string; amountMicroUsd: number; approvedBy: BudgetAnswer['approvedBy']; role: BudgetAnswer['role'] }, signal: AbortSignal): Promise<BudgetRaise>;
 }
 
 export interface EffectsPort {

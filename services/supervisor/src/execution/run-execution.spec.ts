@@ -11,7 +11,7 @@ const finish = { id: 'f', name: 'finish', arguments: { summary: 'done', criteria
 const post = (id = 'p1') => ({ id, name: 'slack_post', arguments: { channel: '#releases', text: 'Missing: item 3', credential: 'slack_release_channel' }, rawArguments: '' });
 const fetchCall = { id: 'g1', name: 'http_fetch', arguments: { url: 'https://ci.example.com/releases/1' }, rawArguments: '' };
 
-function setUp(parts: { turns: ConstructorParameters<typeof ScriptedModel>[0]; answer?: (tool: string) => AuthorizeResult; free?: boolean; refuse?: string[] }) {
+function setUp(parts: { turns: ConstructorParameters<typeof ScriptedModel>[0]; answer?: (tool: string) => AuthorizeResult; free?: boolean; refuse?: string[]; pinned?: ReturnType<typeof pinnedRun> }) {
   const stream = new MemoryRunStream([admitted() as { type: string; data: unknown }]);
   const model = new ScriptedModel(parts.turns, parts.free ?? true);
   const guard = new AnsweringGuard((planned) => (parts.answer ?? (() => allow))(planned.tool));
@@ -20,7 +20,8 @@ function setUp(parts: { turns: ConstructorParameters<typeof ScriptedModel>[0]; a
   const timers = new RecordedTimers();
   const faults = new CountingFaults();
   const ports = memoryPorts({ stream, model, guard, budget, effects, timers, faults });
-  const drive = (claim = 1) => new RunExecution(ports, foldRun('run1', 'ws1', stream.events), pinnedRun(), { replica: `r${claim}`, claim });
+  const pinned = parts.pinned ?? pinnedRun();
+  const drive = (claim = 1) => new RunExecution(ports, foldRun('run1', 'ws1', stream.events), pinned, { replica: `r${claim}`, claim });
   return { stream, model, guard, budget, effects, timers, faults, drive };
 }
 
@@ -186,5 +187,43 @@ describe(RunExecution.name, () => {
     expect(effects.abandoned).toEqual(['run1:x1']);
     expect(guard.raised).toMatchObject([{ kind: 'uncertain_effect', details: { cause: 'transport_lost', computer: 'build-box', detail, effectId: 'run1:x1' } }]);
     expect(budget.settled).toEqual(['res-action:x1']);
+  });
+
+  describe('at its own budget limit, with onExhausted: request', () => {
+    const owner = { kind: 'user', id: 'owner-1' } as const;
+    const expensive = () =>
+      setUp({ turns: [{ toolCalls: [fetchCall], costUsd: 0.5 }, { toolCalls: [finish], costUsd: 0.1 }], pinned: pinnedRun({ budgets: { onExhausted: 'request' } }) });
+
+    it('asks for more and waits; approved, the limit is raised once even when the drive dies before recording it, and the run finishes', async () => {
+      const sut = expensive();
+      expect(await sut.drive().drive()).toEqual({ status: 'waiting', waitingOn: 'budget-1' });
+      expect(sut.stream.types().slice(-3)).toEqual(['run.checkpoint', 'run.budget_requested', 'run.waiting']);
+      expect(sut.guard.budgetAsks).toEqual([{ request: 1, requestedUsd: 0.5, spentUsd: 0.5, limitUsd: 0.5, reason: 'the run has spent $0.500000 of its $0.5 limit' }]);
+
+      sut.guard.budgetAnswers.set('budget-1', { state: 'approved', approvedBy: owner, role: 'member' });
+      sut.stream.failNextAppend = new Error('the process died');
+      await expect(sut.drive(2).drive()).rejects.toThrow('the process died');
+      expect(sut.budget.raises.size).toBe(1);
+
+      expect(await sut.drive(3).drive()).toEqual({ status: 'terminal' });
+      expect(sut.budget.raises.size).toBe(1);
+      expect(sut.budget.limitUsd).toBe(1);
+      const raised = sut.stream.events.filter((event) => event.type === 'run.budget_raised');
+      expect(raised.map((event) => event.data)).toEqual([
+        { attentionId: 'budget-1', requestedUsd: 0.5, raisedUsd: 0.5, limitUsd: 1, approvedBy: owner, approverRole: 'member', cappedBy: null },
+      ]);
+      expect(sut.stream.types().at(-1)).toBe('run.succeeded');
+    });
+
+    it('ends budget_exhausted when the request is rejected, and raises nothing', async () => {
+      const sut = expensive();
+      await sut.drive().drive();
+      sut.guard.budgetAnswers.set('budget-1', { state: 'rejected', approvedBy: null, role: null });
+
+      expect(await sut.drive(2).drive()).toEqual({ status: 'terminal' });
+
+      expect(sut.stream.types().at(-1)).toBe('run.budget_exhausted');
+      expect(sut.budget.raises.size).toBe(0);
+    });
   });
 });

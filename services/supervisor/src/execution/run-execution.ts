@@ -3,7 +3,7 @@ import { ToolAbortedError } from '@packetagent/tools';
 import { decide } from '../run/run.decider';
 import type { PinnedRun, RunEmit, RunIntent } from '../run/run.intent';
 import type { RunAggregate } from '../run/run.state';
-import { actOnCall, askOwner, abandonUncertainEffect, planTurn, type StepContext } from './run-steps';
+import { actOnCall, askOwner, abandonUncertainEffect, awaitBudget, planTurn, requestBudget, type StepContext } from './run-steps';
 import { controlEvents } from './run-controls';
 import { FenceLostError, RunChangedError, RunRecorder } from './run-recorder';
 import type { RunPorts } from './ports';
@@ -129,6 +129,10 @@ export class RunExecution {
         return this.settle(await askOwner(context, intent.call, intent.planned));
       case 'abandon':
         return this.settle(await abandonUncertainEffect(context, intent.call, intent.planned, intent.effect));
+      case 'request_budget':
+        return this.settle(await requestBudget(context, intent.ask));
+      case 'await_budget':
+        return this.settle(await awaitBudget(context, intent.request));
     }
   }
 

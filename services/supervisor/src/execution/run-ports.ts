@@ -5,6 +5,7 @@ import type { ProviderRouter, ResolvedModel } from '@packetagent/providers';
 import type { McpCatalogue, ToolRegistry } from '@packetagent/tools';
 import type { SupervisorOptions } from '../supervisor.options';
 import { LedgerBudget } from './adapters/ledger-budget';
+import { approvalRoleReader } from './adapters/approval-roles';
 import { PolicyGuard } from './adapters/policy-guard';
 import { RegistryEffects } from './adapters/registry-effects';
 import { RouterModel } from './adapters/router-model';
@@ -30,7 +31,7 @@ export function runPorts(run: { runId: string; workspaceId: string; effectiveDig
   const { options } = infra;
   return {
     model: new RouterModel(infra.router, infra.tools, model, run.mcp),
-    guard: new PolicyGuard(infra.commands, run),
+    guard: new PolicyGuard(infra.commands, run, approvalRoleReader(infra.store)),
     budget: new LedgerBudget(infra.commands, run, options.log),
     effects: new RegistryEffects(infra.tools, run, options.dataDir),
     stream: new StoreRunStream(infra.store, infra.registry, infra.payloads, run, { thresholdBytes: options.payloadThresholdBytes, eventBudgetBytes: EVENT_BUDGET_BYTES }),

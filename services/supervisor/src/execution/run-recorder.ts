@@ -108,7 +108,7 @@ export class RunRecorder {
         remaining: {
           iterations: bounds.maxIterations - state.iteration,
           toolCalls: bounds.maxToolCalls - state.toolCalls,
-          costUsd: bounds.maxCostUsd === null ? null : Math.max(0, bounds.maxCostUsd - state.costUsd),
+          costUsd: state.costLimitUsd === null ? null : Math.max(0, state.costLimitUsd - state.costUsd),
           wallSeconds: Math.max(0, Math.round((Date.parse(state.started!.deadline) - this.now().getTime()) / 1000)),
         },
         stateDigest: digestOfState,

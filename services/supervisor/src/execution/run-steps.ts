@@ -1,8 +1,24 @@
-import { MICRO_USD_PER_USD, type AuthorizeResult, type JsonValue } from '@packetagent/contracts';
+import { MICRO_USD_PER_USD, type AuthorizeResult, type JsonValue, type RunExecutionEventData } from '@packetagent/contracts';
 import type { ModelTurn } from '@packetagent/providers';
 import { ToolAbortedError, type CallAuthorization, type PlannedCall, type ToolOutcome } from '@packetagent/tools';
-import { abandonLost, abandonUncertain, afterCredentialRefused, afterDecision, afterExecution, afterInterruption, afterModelTurn, afterQuestion, budgetRefused, modelFailed, preparedEvent } from '../run/run.decider';
-import type { DecisionOutcome, ExecutionOutcome, PinnedRun, PlanRequest, RunEmit } from '../run/run.intent';
+import {
+  abandonLost,
+  abandonUncertain,
+  afterBudgetAnswer,
+  afterBudgetRaised,
+  afterBudgetRefusal,
+  afterCredentialRefused,
+  afterDecision,
+  afterExecution,
+  afterInterruption,
+  afterModelTurn,
+  afterQuestion,
+  budgetRefused,
+  budgetRequested,
+  modelFailed,
+  preparedEvent,
+} from '../run/run.decider';
+import type { BudgetAsk, DecisionOutcome, ExecutionOutcome, PinnedRun, PlanRequest, RunEmit } from '../run/run.intent';
 import type { EffectRecord, PendingCall } from '../run/run.state';
 import type { CredentialRefusal, RunPorts } from './ports';
 import type { RunRecorder } from './run-recorder';
@@ -28,7 +44,10 @@ export async function planTurn({ ports, recorder, pinned, signal }: StepContext,
   if (!ports.model.free) {
     const amount = Math.max(1, Math.ceil(ports.model.estimateUsd(request) * MICRO_USD_PER_USD));
     const reservation = await ports.budget.reserve([{ unit: 'usd', amount }], `model:${request.iteration}:${claim}`, signal);
-    if (reservation.refused) return { kind: 'end', events: budgetRefused(reservation.refused) };
+    if (reservation.refused) {
+      const refused = afterBudgetRefusal(recorder.state, pinned, reservation.refused);
+      return refused.kind === 'end' ? refused : requestBudget({ ports, recorder, pinned, signal }, refused.ask);
+    }
     reservationId = reservation.id;
   }
   let turn: ModelTurn;
@@ -43,6 +62,43 @@ export async function planTurn({ ports, recorder, pinned, signal }: StepContext,
   const outcome = afterModelTurn(recorder.state, pinned, request, turn);
   if (outcome.kind === 'end') return outcome;
   await recorder.commit(outcome.events, outcome.checkpoint);
+  return CONTINUE;
+}
+
+/**
+ * The run reached its own cost limit: a person is asked for more, and the request is recorded
+ * with the run waiting on it. The next decision reads the answer at once, so an attention
+ * answered before the run recorded its wait (raised again after a crash) is not missed.
+ */
+export async function requestBudget({ ports, recorder }: StepContext, ask: BudgetAsk): Promise<StepResult> {
+  const attention = await ports.guard.requestBudget(ask, new AbortController().signal);
+  await recorder.commit(budgetRequested(ask, attention.attentionId));
+  return CONTINUE;
+}
+
+/**
+ * The answer to the run's budget request. Approved: the ledger raises the run's limit, once per
+ * attention, so a drive that dies between the raise and its record raises nothing twice; the
+ * next one gets the same raise back and records it.
+ */
+export async function awaitBudget({ ports, recorder, signal }: StepContext, request: RunExecutionEventData<'run.budget_requested'>): Promise<StepResult> {
+  const answer = await ports.guard.budgetAnswer(request.attentionId, signal);
+  const outcome = afterBudgetAnswer(recorder.state, request, answer);
+  switch (outcome.kind) {
+    case 'idle':
+      return { kind: 'waiting', waitingOn: outcome.waitingOn };
+    case 'park':
+      await recorder.commit(outcome.events);
+      return { kind: 'waiting', waitingOn: outcome.waitingOn };
+    case 'end':
+      return { kind: 'end', events: outcome.events };
+    case 'raise':
+      break;
+  }
+  const raise = await ports.budget.raiseRunLimit({ attentionId: request.attentionId, amountMicroUsd: outcome.amountMicroUsd, approvedBy: answer.approvedBy, role: answer.role }, signal);
+  const raised = afterBudgetRaised(recorder.state, request, answer, raise);
+  if (raised.kind === 'end') return raised;
+  await recorder.commit(raised.events);
   return CONTINUE;
 }
 

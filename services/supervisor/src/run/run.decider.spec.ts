@@ -4,6 +4,8 @@ import type { ModelTurn } from '@packetagent/providers';
 import {
   admitted,
   at,
+  budgetRaised,
+  budgetRequested as budgetRequestedGiven,
   checkpoint,
   claimed,
   commandCall,
@@ -32,7 +34,22 @@ import {
   toolResult,
   waitingFor,
 } from '../testing/run-scenario';
-import { abandonLost, abandonUncertain, afterCredentialRefused, afterDecision, afterExecution, afterInterruption, afterModelTurn, afterQuestion, decide, LOST_EFFECT_ATTEMPTS } from './run.decider';
+import {
+  abandonLost,
+  abandonUncertain,
+  afterBudgetAnswer,
+  afterBudgetRaised,
+  afterBudgetRefusal,
+  afterCredentialRefused,
+  afterDecision,
+  afterExecution,
+  afterInterruption,
+  afterModelTurn,
+  afterQuestion,
+  budgetRequested,
+  decide,
+  LOST_EFFECT_ATTEMPTS,
+} from './run.decider';
 import type { PlanRequest, RunIntent } from './run.intent';
 import { foldRun, UnreplayableRunError } from './run.state';
 
@@ -536,3 +553,116 @@ describe('run decider: a credential that needs an operator', () => {
   });
 });
 
+
+describe('run decider: budget requests', () => {
+  const requesting = pinnedRun({ budgets: { onExhausted: 'request' } });
+  const owner = { kind: 'user', id: 'owner-1' } as const;
+  const approved = { state: 'approved' as const, approvedBy: owner, role: 'member' as const };
+  const spent = (usd: number) => [running({ maxCostUsd: 0.5 }), modelTurn(1, [], 'x', usd), checkpoint('plan')];
+  const requestOf = (attentionId: string, request = 1) => stateOf(running(), ...budgetRequestedGiven(attentionId, request)).budgetRequest!;
+
+  it('asks for the run\'s limit again, instead of ending, when the run spent its own limit and its budget says request', () => {
+    given(...spent(0.5)).when(at(1), requesting).then({
+      kind: 'request_budget',
+      ask: { request: 1, requestedUsd: 0.5, spentUsd: 0.5, limitUsd: 0.5, reason: 'the run has spent $0.500000 of its $0.5 limit' },
+    });
+  });
+
+  it('asks for requestStepUsd when the budget names one', () => {
+    given(...spent(0.5)).when(at(1), pinnedRun({ budgets: { onExhausted: 'request', requestStepUsd: 0.2 } })).then({ kind: 'request_budget', ask: { requestedUsd: 0.2 } });
+  });
+
+  it('still ends budget_exhausted when the budget does not say request', () => {
+    given(...spent(0.5)).when(at(1), pinnedRun({ budgets: { onExhausted: 'end' } })).thenEnds('run.budget_exhausted');
+  });
+
+  it('records the request and the wait on its attention', () => {
+    expect(budgetRequested({ request: 1, requestedUsd: 0.5, spentUsd: 0.5, limitUsd: 0.5, reason: 'r' }, 'att-b1')).toEqual([
+      { type: 'run.budget_requested', data: { attentionId: 'att-b1', request: 1, requestedUsd: 0.5, spentUsd: 0.5, limitUsd: 0.5, reason: 'r' } },
+      { type: 'run.waiting', data: { reason: 'budget', attentionId: 'att-b1', callId: null } },
+    ]);
+    const state = stateOf(...spent(0.5), ...budgetRequestedGiven('att-b1'));
+    expect(state).toMatchObject({ status: 'waiting', waiting: { reason: 'budget', attentionId: 'att-b1' }, budgetRequests: 1 });
+  });
+
+  it('reads the answer of the request it waits on before anything else it could do', () => {
+    given(...spent(0.5), ...budgetRequestedGiven('att-b1')).when(at(1), requesting).then({ kind: 'await_budget', request: { attentionId: 'att-b1', requestedUsd: 0.5 } });
+  });
+
+  it('stays idle while the request is open', () => {
+    const state = stateOf(...spent(0.5), ...budgetRequestedGiven('att-b1'));
+    expect(afterBudgetAnswer(state, requestOf('att-b1'), { state: 'open', approvedBy: null, role: null })).toEqual({ kind: 'idle', waitingOn: 'att-b1' });
+  });
+
+  it('waits on the request again after a pause and resume while it was open', () => {
+    const state = stateOf(...spent(0.5), ...budgetRequestedGiven('att-b1'), pauseRequested(), paused(), resumeRequested(), { type: 'run.resumed', data: { reason: 'resume_requested' } });
+    expect(decide(state, requesting, at(1))).toMatchObject({ kind: 'await_budget' });
+    expect(afterBudgetAnswer(state, requestOf('att-b1'), { state: 'open', approvedBy: null, role: null })).toEqual({
+      kind: 'park',
+      events: [{ type: 'run.waiting', data: { reason: 'budget', attentionId: 'att-b1', callId: null } }],
+      waitingOn: 'att-b1',
+    });
+  });
+
+  it('asks the ledger to raise the limit by the requested amount once approved', () => {
+    const state = stateOf(...spent(0.5), ...budgetRequestedGiven('att-b1'));
+    expect(afterBudgetAnswer(state, requestOf('att-b1'), approved)).toEqual({ kind: 'raise', amountMicroUsd: 500_000 });
+  });
+
+  it.each(['rejected', 'expired', 'withdrawn'] as const)('ends budget_exhausted when the request was %s', (answer) => {
+    const state = stateOf(...spent(0.5), ...budgetRequestedGiven('att-b1'));
+    const outcome = afterBudgetAnswer(state, requestOf('att-b1'), { state: answer, approvedBy: null, role: null });
+    expect(outcome).toMatchObject({ kind: 'end', events: [{ type: 'run.budget_exhausted', data: { detail: expect.stringContaining(`was ${answer}`) } }] });
+  });
+
+  it('records the raise with who approved it and resumes; the run then plans within the new limit', () => {
+    const state = stateOf(...spent(0.5), ...budgetRequestedGiven('att-b1'));
+    const outcome = afterBudgetRaised(state, requestOf('att-b1'), approved, { raisedUsd: 0.5, limitUsd: 1, cappedBy: null });
+    expect(outcome).toEqual({
+      kind: 'record',
+      events: [
+        { type: 'run.budget_raised', data: { attentionId: 'att-b1', requestedUsd: 0.5, raisedUsd: 0.5, limitUsd: 1, approvedBy: owner, approverRole: 'member', cappedBy: null } },
+        { type: 'run.resumed', data: { reason: 'budget_raised' } },
+      ],
+    });
+    given(...spent(0.5), ...budgetRequestedGiven('att-b1'), budgetRaised('att-b1', 1), { type: 'run.resumed', data: { reason: 'budget_raised' } })
+      .when(at(1), requesting)
+      .then({ kind: 'plan', request: { iteration: 2 } });
+  });
+
+  it('asks again, as the next request, when the run spends the raised limit too', () => {
+    given(...spent(0.5), ...budgetRequestedGiven('att-b1'), budgetRaised('att-b1', 1), { type: 'run.resumed', data: { reason: 'budget_raised' } }, modelTurn(2, [], 'y', 0.5), checkpoint('plan'))
+      .when(at(1), requesting)
+      .then({ kind: 'request_budget', ask: { request: 2, limitUsd: 1, spentUsd: 1 } });
+  });
+
+  it('ends budget_exhausted when the approval could raise nothing: the deployment or workspace had nothing left', () => {
+    const state = stateOf(...spent(0.5), ...budgetRequestedGiven('att-b1'));
+    const capped = { kind: 'deployment', id: 'dep1', unit: 'usd', window: 'day' };
+    const outcome = afterBudgetRaised(state, requestOf('att-b1'), approved, { raisedUsd: 0, limitUsd: 0.5, cappedBy: capped });
+    expect(outcome.kind).toBe('end');
+    expect(outcome.events.map((event) => event.type)).toEqual(['run.budget_raised', 'run.budget_exhausted']);
+    expect(outcome.events[1]).toMatchObject({ data: { scope: capped } });
+  });
+
+  it('asks for at least what the next model call lacks when the ledger refuses it for the run\'s own limit', () => {
+    const state = stateOf(...spent(0.45));
+    const refusal = { detail: 'run', scope: null, usage: { kind: 'run', unit: 'usd', reason: 'budget_exhausted', limit: 500_000, spent: 450_000, held: 0, requested: 600_000 } };
+    expect(afterBudgetRefusal(state, requesting, refusal)).toMatchObject({ kind: 'request_budget', ask: { request: 1, requestedUsd: 0.55, spentUsd: 0.45, limitUsd: 0.5 } });
+    expect(afterBudgetRefusal(state, pinnedRun(), refusal)).toMatchObject({ kind: 'end', events: [{ type: 'run.budget_exhausted' }] });
+  });
+
+  it.each([
+    ['the deployment', { kind: 'deployment', unit: 'usd', reason: 'budget_exhausted' }],
+    ['the workspace', { kind: 'workspace', unit: 'usd', reason: 'budget_exhausted' }],
+    ['a tool count of the run', { kind: 'run', unit: 'count:slack_post', reason: 'budget_exhausted' }],
+    ['a blocked run scope', { kind: 'run', unit: 'usd', reason: 'scope_blocked' }],
+  ])('still ends budget_exhausted when the ledger refuses for %s', (_name, scope) => {
+    const refusal = { detail: 'refused', scope: null, usage: { ...scope, limit: 1, spent: 1, held: 0, requested: 1 } };
+    expect(afterBudgetRefusal(stateOf(...spent(0.1)), requesting, refusal)).toEqual({ kind: 'end', events: [{ type: 'run.budget_exhausted', data: { detail: 'refused', scope: null } }] });
+  });
+
+  it('refuses to replay a raise for a request the run never waited on', () => {
+    expect(() => stateOf(...spent(0.5), budgetRaised('att-x', 1))).toThrow(UnreplayableRunError);
+  });
+});

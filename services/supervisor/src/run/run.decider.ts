@@ -1,10 +1,20 @@
-import { canonicalJson, redactResource, sha256Hex, type AttentionState, type AuthorizeResult, type JsonValue } from '@packetagent/contracts';
+import {
+  canonicalJson,
+  redactResource,
+  sha256Hex,
+  type AttentionState,
+  type AuthorizeResult,
+  type JsonValue,
+} from '@packetagent/contracts';
 import type { ModelTurn } from '@packetagent/providers';
 import { ToolArgumentsError, type PlannedCall, type ToolOutcome } from '@packetagent/tools';
 import { AskOwnerArgs, declaredCriteria, FinishArgs, finishProblems, outputFromText, ProposeCriteriaArgs, UpdateCriteriaArgs } from './run.control-tools';
 import type { DecisionOutcome, ExecutionOutcome, Phase, PinnedRun, PlanRequest, RunEmit, RunIntent } from './run.intent';
 import { estimateTokens, requestMessages, systemPrompt } from './run.prompt';
 import { messagesToDrop, type EffectRecord, type PendingCall, type RunAggregate } from './run.state';
+import { budgetAsk, requestsBudget } from './run.budget-requests';
+
+export { afterBudgetAnswer, afterBudgetRaised, afterBudgetRefusal, budgetRefused, budgetRequested, type LedgerRefusal } from './run.budget-requests';
 
 /**
  * The run's next move, from its folded state alone: pure, so the same history always decides
@@ -23,9 +33,12 @@ export function decide(state: RunAggregate, pinned: PinnedRun, now: Date): RunIn
     return state.pauseRequested ? { kind: 'idle', waitingOn: null } : { kind: 'record', events: [{ type: 'run.resumed', data: { reason: 'resume_requested' } }] };
   }
   if (state.pauseRequested) return { kind: 'park', events: [{ type: 'run.waiting', data: { reason: 'paused', attentionId: null, callId: null } }], waitingOn: null };
-  const { maxCostUsd } = state.started.bounds;
-  if (state.costUsd > 0 && maxCostUsd !== null && state.costUsd >= maxCostUsd) {
-    return end({ type: 'run.budget_exhausted', data: { detail: `the run has spent $${state.costUsd.toFixed(6)} of its $${maxCostUsd} limit`, scope: null } });
+  if (state.budgetRequest) return { kind: 'await_budget', request: state.budgetRequest };
+  const limit = state.costLimitUsd;
+  if (state.costUsd > 0 && limit !== null && state.costUsd >= limit) {
+    const detail = `the run has spent $${state.costUsd.toFixed(6)} of its $${limit} limit`;
+    if (requestsBudget(pinned)) return { kind: 'request_budget', ask: budgetAsk(state, pinned, { spentUsd: state.costUsd, limitUsd: limit, shortfallUsd: 0, reason: detail }) };
+    return end({ type: 'run.budget_exhausted', data: { detail, scope: null } });
   }
   const next = state.pending[0];
   return next ? decideCall(state, pinned, next) : decidePlan(state, pinned);
@@ -110,6 +123,11 @@ function decideCall(state: RunAggregate, pinned: PinnedRun, call: PendingCall): 
     return answer(state, call, { ok: false, output: `${error.message}. Nothing was executed; call the tool again with valid arguments.`, summary: 'invalid arguments: correction sent' }, false);
   }
   if (planned.control) return decideControl(state, pinned, call, planned);
+  if (call.edit && planned.callDigest !== call.edit.editedDigest) {
+    // Planned here, the edit is not the call the person approved: it does not run under that approval.
+    const output = `The call was approved with edited arguments, but they plan to another call than the one approved. Nothing was executed.`;
+    return answer(state, call, { ok: false, output, summary: 'edited call does not match its approval' }, false);
+  }
   const uncertain = Object.values(state.effects).find((effect) => effect.callId === call.callId && effect.outcome === 'prepared');
   if (uncertain) {
     return uncertain.idempotentByKey ? { kind: 'act', call, planned, retry: uncertain } : { kind: 'abandon', call, planned, effect: uncertain };
@@ -195,14 +213,12 @@ export function modelFailed(detail: string): RunEmit[] {
   return [{ type: 'run.failed', data: { reason: 'model_error', detail: detail.slice(0, 2_000) } }];
 }
 
-export function budgetRefused(refusal: { detail: string; scope: JsonValue | null }): RunEmit[] {
-  return [{ type: 'run.budget_exhausted', data: { detail: refusal.detail, scope: refusal.scope } }];
-}
-
 /** Policy's answer for a tool call (`retry`: repeating a prepared effect by its key). */
 export function afterDecision(state: RunAggregate, call: PendingCall, planned: PlannedCall, decision: AuthorizeResult, retry: EffectRecord | null): DecisionOutcome {
   const decided = decisionEvent(planned, decision);
   const resumed = resumedEvents(state, decision);
+  // Approved with edited arguments: the edit becomes the pending call, which is then asked about again by its own digest.
+  if (decision.edit && !call.edit && decision.edit.originalDigest === planned.callDigest) return { kind: 'record', events: [decided, callEdited(call, decision.edit)] };
   if (decision.decision === 'approval_required') return awaitAnswer(state, call, decision, decided, 'approval');
   if (decision.decision === 'deny') return denied(state, call, planned, decision, decided, resumed);
   if (!planned.mutating) return { kind: 'execute', events: [...resumed, decided], effect: null, reserveAction: false };
@@ -349,6 +365,13 @@ function decisionEvent(planned: PlannedCall, decision: AuthorizeResult): RunEmit
       reason: decision.reason,
       attentionId: decision.approvalId ?? null,
     },
+  };
+}
+
+function callEdited(call: PendingCall, edit: NonNullable<AuthorizeResult['edit']>): RunEmit {
+  return {
+    type: 'run.call_edited',
+    data: { callId: call.callId, attentionId: edit.attentionId, originalDigest: edit.originalDigest, editedDigest: edit.editedDigest, arguments: edit.arguments, editor: edit.editor },
   };
 }
 

@@ -1,5 +1,17 @@
 import type { McpCatalogue } from '@packetagent/tools';
-import type { AuthorizeResult, IntakeEventData, JsonObject, RunExecutionEventData, RunExecutionEventType, ToolName, WorkerDefinition } from '@packetagent/contracts';
+import type {
+  ActorRef,
+  AttentionState,
+  AuthorizeResult,
+  IntakeEventData,
+  JsonObject,
+  JsonValue,
+  Role,
+  RunExecutionEventData,
+  RunExecutionEventType,
+  ToolName,
+  WorkerDefinition,
+} from '@packetagent/contracts';
 import type { ChatMessage } from '@packetagent/providers';
 import type { PlannedCall } from '@packetagent/tools';
 import type { EffectRecord, PendingCall } from './run.state';
@@ -28,6 +40,31 @@ export type TerminalEmit = Extract<
       | 'run.timed_out';
   }
 >;
+
+/** What a budget request asks a person for, before its attention is raised. */
+export interface BudgetAsk {
+  /** 1 for the run's first request, and so on. */
+  request: number;
+  requestedUsd: number;
+  spentUsd: number;
+  limitUsd: number;
+  reason: string;
+}
+
+/** How a budget request's attention was answered, as the shell read it. */
+export interface BudgetAnswer {
+  state: AttentionState;
+  approvedBy: ActorRef | null;
+  /** The approver's role as recorded with the approval; null when none was. */
+  role: Role | null;
+}
+
+/** What the ledger did for an approved request (USD). */
+export interface BudgetRaise {
+  raisedUsd: number;
+  limitUsd: number;
+  cappedBy: JsonValue | null;
+}
 
 /** Which phase a checkpoint closes. */
 export type Phase = 'plan' | 'act';
@@ -62,7 +99,18 @@ export type RunIntent =
   /** ask_owner: a question to a person, through policy's approval path. */
   | { kind: 'ask'; call: PendingCall; planned: PlannedCall }
   /** A prepared effect with no recorded outcome that may not be repeated. */
-  | { kind: 'abandon'; call: PendingCall; planned: PlannedCall; effect: EffectRecord };
+  | { kind: 'abandon'; call: PendingCall; planned: PlannedCall; effect: EffectRecord }
+  /** The run reached its own cost limit and asks a person for more (a `budget_request` attention). */
+  | { kind: 'request_budget'; ask: BudgetAsk }
+  /** The budget request it asked: read the answer, and raise the limit through the ledger once approved. */
+  | { kind: 'await_budget'; request: RunExecutionEventData<'run.budget_requested'> };
+
+/** A budget request's answer, turned into the run's next move (`raise`: the ledger raises the limit first). */
+export type BudgetAnswerOutcome =
+  | { kind: 'idle'; waitingOn: string }
+  | { kind: 'park'; events: RunEmit[]; waitingOn: string }
+  | { kind: 'end'; events: RunEmit[] }
+  | { kind: 'raise'; amountMicroUsd: number };
 
 /** What the guard answered, turned into the run's next move. */
 export type DecisionOutcome =

@@ -4,7 +4,7 @@ import type { PinnedRun, RunIntent } from './run.intent';
 import { evolveRun, initialRunState, type RunAggregate } from './run.state';
 
 /** Recorded events that came from a decision of the run's decider: where the shadow replay compares. */
-const DECISION_EVENTS = new Set(['run.started', 'run.model_turn', 'run.tool_decided', 'run.tool_result', 'run.criteria_set', 'run.compacted', 'run.waiting', 'run.resumed']);
+const DECISION_EVENTS = new Set(['run.started', 'run.model_turn', 'run.tool_decided', 'run.tool_result', 'run.criteria_set', 'run.compacted', 'run.waiting', 'run.resumed', 'run.budget_requested', 'run.budget_raised']);
 
 export interface ShadowDivergence {
   streamVersion: number;
@@ -81,6 +81,10 @@ export function signature(intent: RunIntent, pinned: PinnedRun): string {
       return `${intent.kind}(${intent.call.callId}: ${intent.planned.tool} ${granted(pinned, intent.planned.tool, intent.planned.control) ? 'granted' : 'not granted'}${intent.kind === 'act' && intent.retry ? ', repeat' : ''})`;
     case 'abandon':
       return `abandon(${intent.effect.effectId})`;
+    case 'request_budget':
+      return `request_budget(${intent.ask.request})`;
+    case 'await_budget':
+      return `await_budget(${intent.request.attentionId})`;
     default: {
       const unreachable: never = intent;
       throw new Error(`unknown intent ${JSON.stringify(unreachable)}`);

@@ -24,6 +24,8 @@ export interface PendingCall {
   name: string;
   arguments: JsonObject | null;
   malformed?: string;
+  /** A person approved this call with other arguments (`run.call_edited`): `arguments` are theirs. */
+  edit?: { attentionId: string; originalDigest: string; editedDigest: string };
 }
 
 export interface EffectRecord {
@@ -57,6 +59,12 @@ export interface RunAggregate {
   iteration: number;
   toolCalls: number;
   costUsd: number;
+  /** The run's own cost limit: `bounds.maxCostUsd`, then as each approved budget request raised it. */
+  costLimitUsd: number | null;
+  /** The budget request the run waits on (asked, not yet raised). */
+  budgetRequest: RunExecutionEventData<'run.budget_requested'> | null;
+  /** Budget requests made so far. */
+  budgetRequests: number;
   criteria: string[];
   messages: ChatMessage[];
   /** Calls of the latest model turn that have no result yet, in the model's order. */
@@ -98,6 +106,9 @@ export function initialRunState(runId: string, workspaceId: string): RunAggregat
     iteration: 0,
     toolCalls: 0,
     costUsd: 0,
+    costLimitUsd: null,
+    budgetRequest: null,
+    budgetRequests: 0,
     criteria: [],
     messages: [],
     pending: [],
@@ -132,6 +143,10 @@ export function stateDigest(state: RunAggregate): string {
     effects: Object.values(state.effects).map((effect) => [effect.effectId, effect.outcome, effect.attempt]),
     waiting: state.waiting ? [state.waiting.reason, state.waiting.attentionId ?? ''] : null,
     historyDigest: state.historyDigest,
+    // Only runs that asked for budget carry it, so the digests of every other run stay as they were.
+    ...(state.budgetRequests > 0
+      ? { budget: [state.budgetRequests, state.budgetRequest?.attentionId ?? '', Math.round((state.costLimitUsd ?? 0) * 1_000_000)] }
+      : {}),
   };
   return sha256Hex(canonicalJson(control));
 }
@@ -220,7 +235,19 @@ function applyEvent(state: RunAggregate, event: DecodedEvent): void {
     }
     case 'run.started': {
       state.started = event.data as RunExecutionEventData<'run.started'>;
+      state.costLimitUsd = state.started.bounds.maxCostUsd;
       state.status = 'running';
+      return;
+    }
+    case 'run.budget_requested':
+      state.budgetRequest = event.data as RunExecutionEventData<'run.budget_requested'>;
+      state.budgetRequests += 1;
+      return;
+    case 'run.budget_raised': {
+      const data = event.data as RunExecutionEventData<'run.budget_raised'>;
+      if (state.budgetRequest?.attentionId !== data.attentionId) throw new UnreplayableRunError(`a budget raise for attention ${data.attentionId}, which the run did not wait on`);
+      state.costLimitUsd = data.limitUsd;
+      state.budgetRequest = null;
       return;
     }
     case 'run.claimed':
@@ -273,6 +300,14 @@ function applyEvent(state: RunAggregate, event: DecodedEvent): void {
     case 'run.tool_decided': {
       const data = event.data as RunExecutionEventData<'run.tool_decided'>;
       state.decisions[data.callId] = data;
+      return;
+    }
+    case 'run.call_edited': {
+      const data = event.data as RunExecutionEventData<'run.call_edited'>;
+      const index = state.pending.findIndex((call) => call.callId === data.callId);
+      if (index < 0) throw new UnreplayableRunError(`an edit of call ${data.callId}, which is not pending`);
+      const { attentionId, originalDigest, editedDigest } = data;
+      state.pending[index] = { ...state.pending[index]!, arguments: data.arguments as JsonObject, edit: { attentionId, originalDigest, editedDigest } };
       return;
     }
     case 'effect.prepared': {

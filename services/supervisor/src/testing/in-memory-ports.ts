@@ -3,7 +3,7 @@ import { ConcurrencyError } from '@packetagent/eventstore';
 import type { ModelTurn } from '@packetagent/providers';
 import { ToolAbortedError, type PlannedCall, type ToolOutcome } from '@packetagent/tools';
 import type { BudgetPort, CredentialRefusal, CredentialsAnswer, EffectsPort, FaultPort, GuardPort, ModelPort, NewRunEvent, RaisedAttention, RunPorts, RunStreamPort, TimersPort } from '../execution/ports';
-import type { PlanRequest } from '../run/run.intent';
+import type { BudgetAnswer, BudgetAsk, BudgetRaise, PlanRequest } from '../run/run.intent';
 
 /**
  * The shell's ports in memory, for fast specs of the shell itself: a run stream that fences by
@@ -103,6 +103,20 @@ export class AnsweringGuard implements GuardPort {
     return { attentionId: `reconnect-${refusal.credential}`, state: this.refusing.get(refusal.credential)?.attention ?? 'open' };
   }
 
+  readonly budgetAsks: BudgetAsk[] = [];
+  /** How each budget request's attention stands (`budget-<request>`); open when not set. */
+  readonly budgetAnswers = new Map<string, BudgetAnswer>();
+
+  async requestBudget(ask: BudgetAsk): Promise<RaisedAttention> {
+    this.budgetAsks.push(ask);
+    const attentionId = `budget-${ask.request}`;
+    return { attentionId, state: this.budgetAnswers.get(attentionId)?.state ?? 'open' };
+  }
+
+  async budgetAnswer(attentionId: string): Promise<BudgetAnswer> {
+    return this.budgetAnswers.get(attentionId) ?? { state: 'open', approvedBy: null, role: null };
+  }
+
   async raiseAttention(kind: 'uncertain_effect' | 'run_unrecordable', _planned: PlannedCall | null, details: JsonValue): Promise<string | null> {
     this.raised.push({ kind, details });
     return `att-${this.raised.length}`;
@@ -128,6 +142,19 @@ export class LimitedBudget implements BudgetPort {
 
   async release(reservationId: string | null): Promise<void> {
     if (reservationId) this.released.push(reservationId);
+  }
+
+  /** The run's limit as raised, once per attention, from `limitUsd`. */
+  limitUsd = 0.5;
+  readonly raises = new Map<string, BudgetRaise>();
+
+  async raiseRunLimit(raise: { attentionId: string; amountMicroUsd: number }): Promise<BudgetRaise> {
+    const earlier = this.raises.get(raise.attentionId);
+    if (earlier) return earlier;
+    this.limitUsd += raise.amountMicroUsd / 1_000_000;
+    const answer = { raisedUsd: raise.amountMicroUsd / 1_000_000, limitUsd: this.limitUsd, cappedBy: null };
+    this.raises.set(raise.attentionId, answer);
+    return answer;
   }
 }
 

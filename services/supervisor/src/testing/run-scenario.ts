@@ -50,6 +50,15 @@ export const decided = (callId: string, tool: string, decision: 'allow' | 'deny'
   data: { callId, tool, verb: 'POST', resource: '#releases', callDigest: digest, decision, reason: { code: decision, text: decision }, attentionId },
 });
 export const waitingFor = (callId: string, attentionId: string, reason: 'approval' | 'question' | 'reconnect' = 'approval'): Given => ({ type: 'run.waiting', data: { reason, attentionId, callId } });
+/** The run asked for `requestedUsd` more at its limit, and waits on the attention. */
+export const budgetRequested = (attentionId: string, request = 1, requestedUsd = 0.5, limitUsd = 0.5): Given[] => [
+  { type: 'run.budget_requested', data: { attentionId, request, requestedUsd, spentUsd: limitUsd, limitUsd, reason: `the run has spent $${limitUsd} of its $${limitUsd} limit` } },
+  { type: 'run.waiting', data: { reason: 'budget', attentionId, callId: null } },
+];
+export const budgetRaised = (attentionId: string, limitUsd: number, raisedUsd = 0.5): Given => ({
+  type: 'run.budget_raised',
+  data: { attentionId, requestedUsd: raisedUsd, raisedUsd, limitUsd, approvedBy: { kind: 'user', id: 'owner-1' }, approverRole: 'member', cappedBy: null },
+});
 export const paused = (): Given => ({ type: 'run.waiting', data: { reason: 'paused', attentionId: null, callId: null } });
 export const prepared = (callId: string, idempotentByKey: boolean, attempt = 1): Given => ({
   type: 'effect.prepared',
@@ -99,6 +108,7 @@ export function stateOf(...given: Array<Given | Given[]>): RunAggregate {
 }
 
 export interface DefinitionOptions {
+  budgets?: Record<string, unknown>;
   criteria?: string[];
   outputSchema?: JsonObject;
   maxToolCalls?: number;
@@ -116,7 +126,7 @@ export function pinnedRun(options: DefinitionOptions & Partial<Pick<PinnedRun, '
       { tool: 'slack_post', resources: ['#releases'], approval: 'always', credentials: ['slack_release_channel'] },
       { tool: 'ask_owner' },
     ],
-    budgets: { perRunUsd: 0.5 },
+    budgets: { perRunUsd: 0.5, ...options.budgets },
     bounds: { maxWallSeconds: 600, maxIterations: 20, maxToolCalls: options.maxToolCalls ?? 40 },
     exit: options.outputSchema ? { outputSchema: options.outputSchema } : { finish: { criteria: options.criteria ?? ['every release item has evidence'] } },
   });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineCommand } from '../commands';
 import { Identifiers } from '../envelope';
 import { ActorSchema } from '../control-plane/intake.commands.v1';
+import { RoleSchema } from '../identity/roles';
 import { BudgetAmountSchema, BudgetScopeKindSchema, BudgetScopeSchema } from './budget.events.v1';
 
 const workspaceId = z.string().regex(Identifiers.workspace);
@@ -30,6 +31,8 @@ export const BudgetErrorCodes = {
   /** The idempotency key was used for a reservation of another run or other amounts. */
   idempotencyConflict: 'budget_idempotency_conflict',
   scopeNotFound: 'budget_scope_not_found',
+  /** raiseRunLimit: the attention already raised this run's limit by another amount, or another run's. */
+  raiseConflict: 'budget_raise_conflict',
 } as const;
 
 export const ReservationStateSchema = z.enum(['held', 'settled', 'released', 'expired']);
@@ -67,6 +70,20 @@ export const ScopeUsageSchema = BudgetScopeSchema.extend({
 });
 export type ScopeUsage = z.infer<typeof ScopeUsageSchema>;
 
+export const RunLimitRaiseSchema = z.object({
+  attentionId: id,
+  scope: BudgetScopeSchema,
+  requested: amount,
+  /** What the limit grew by: `requested`, or less when `cappedBy` had less left. */
+  raised: amount,
+  limitBefore: amount,
+  limitAfter: amount,
+  cappedBy: BudgetScopeSchema.nullable(),
+  /** True when this attention had raised the limit already: the first answer, unchanged. */
+  duplicate: z.boolean(),
+});
+export type RunLimitRaise = z.infer<typeof RunLimitRaiseSchema>;
+
 export const BudgetCommands = {
   /**
    * Holds `amounts` in every scope of the run that limits their units (the run, its deployment,
@@ -101,6 +118,17 @@ export const BudgetCommands = {
     'budget.review',
     z.object({ workspaceId, scope: BudgetScopeSchema, note: z.string().max(500).nullable().default(null), actor: ActorSchema }),
     z.object({ scope: BudgetScopeSchema, outcome: z.enum(['reviewed', 'unchanged']) }),
+  ),
+  /**
+   * Raises the run's own USD limit by `amount` (micro-dollars) for an approved budget request,
+   * once per attention: a repeat answers the first raise. The run's remaining room never grows
+   * past what its deployment's and workspace's USD scopes have left, unless `actorRole` (the
+   * approver's, as recorded with the approval) holds deployment-control; a missing role does not.
+   */
+  raiseRunLimit: defineCommand(
+    'budget.limits.raise_run',
+    z.object({ workspaceId, runId: id, amount: amount.min(1), attentionId: id, actor: ActorSchema, actorRole: RoleSchema.nullable().default(null) }),
+    RunLimitRaiseSchema,
   ),
   /** Limit, spend and holds of the workspace's scopes, newest scopes first. */
   usage: defineCommand(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventRegistry } from '../registry';
+import { RoleSchema } from '../identity/roles';
 
 const id = z.string().min(1).max(200);
 
@@ -95,6 +96,25 @@ export const BudgetWarningV1 = z.object({
 /** An operator reviewed a blocked scope; it takes reservations again. */
 export const BudgetReviewedV1 = z.object({ scope: BudgetScopeSchema, note: z.string().max(500).nullable() });
 
+/**
+ * The run's own limit was raised after a person approved its budget request (attention
+ * `attentionId`), once per attention: by `raised` of the `requested` (micro-dollars), capped by
+ * the deployment's and workspace's remaining budget (`cappedBy`) unless the approver's role holds
+ * deployment-control. Appended to the run scope's stream.
+ */
+export const BudgetRunLimitRaisedV1 = z.object({
+  scope: BudgetScopeSchema,
+  runId: id,
+  attentionId: id,
+  requested: amount,
+  raised: amount,
+  limitBefore: amount,
+  limitAfter: amount,
+  cappedBy: BudgetScopeSchema.nullable(),
+  /** The approver's role as recorded with the approval; null when none was. */
+  actorRole: RoleSchema.nullable(),
+});
+
 export const BudgetEvents = {
   'budget.reserved': BudgetReservedV1,
   'budget.settled': BudgetSettledV1,
@@ -103,6 +123,7 @@ export const BudgetEvents = {
   'budget.overspent': BudgetOverspentV1,
   'budget.warning': BudgetWarningV1,
   'budget.reviewed': BudgetReviewedV1,
+  'budget.run_limit_raised': BudgetRunLimitRaisedV1,
 } as const;
 
 export type BudgetEventType = keyof typeof BudgetEvents;

@@ -41,6 +41,36 @@ export const CheckModelProvidersResultSchema = z.object({
 });
 export type CheckModelProvidersResult = z.infer<typeof CheckModelProvidersResultSchema>;
 
+/** Longest description of a worker a draft is asked for, in characters. */
+export const MAX_DRAFT_PROMPT_CHARS = 4000;
+
+export const DraftWorkerRequestSchema = z.object({
+  workspaceId,
+  prompt: z.string().min(1).max(MAX_DRAFT_PROMPT_CHARS),
+  /** The model spec to draft with (a preset or a provider and model), as in a definition. */
+  model: z.union([
+    z.object({ preset: z.enum(['default', 'fast', 'local']) }),
+    z.object({ provider: z.enum(['anthropic', 'openai', 'gemini', 'openrouter', 'minimax', 'local']), model: z.string().min(1).max(200) }),
+  ]),
+  /** The JSON Schema the answer must match. */
+  schema: z.record(z.string(), z.json()),
+});
+export type DraftWorkerRequest = z.infer<typeof DraftWorkerRequestSchema>;
+
+export const DraftWorkerResultSchema = z.object({
+  provider: z.string(),
+  model: z.string(),
+  /** `native`: the provider's structured output held the answer to the schema; `prompt`: the schema was given in the prompt. */
+  structuredOutput: z.enum(['native', 'prompt']),
+  /** The model's answer as it wrote it. */
+  text: z.string(),
+  usage: z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }),
+  costUsd: z.number().nonnegative(),
+});
+export type DraftWorkerResult = z.infer<typeof DraftWorkerResultSchema>;
+
 export const SupervisorModelCommands = {
   check: defineCommand('supervisor.models.check', CheckModelProvidersRequestSchema, CheckModelProvidersResultSchema),
+  /** One model call that drafts a worker definition from a description; nothing is stored. */
+  draftWorker: defineCommand('supervisor.models.draft_worker', DraftWorkerRequestSchema, DraftWorkerResultSchema),
 } as const;

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { EventRegistry } from '../registry';
 import { RunMigratedV1 } from './run-migration.v1';
 import { PayloadRefSchema } from '../payloads/payload-ref';
+import { ActorSchema } from '../control-plane/intake.commands.v1';
+import { RoleSchema } from '../identity/roles';
 
 /**
  * Events the supervisor appends to a run's stream (`run-<runId>`), after intake's
@@ -117,14 +119,48 @@ export const RunCriteriaSetV1 = z.object({ criteria: z.array(z.string().max(1000
 
 export const RunCompactedV1 = z.object({ droppedMessages: z.number().int().positive(), estimatedTokens: z.number().int().nonnegative() });
 
-/** `reconnect`: a credential the next call needs (an OAuth connection) waits for an operator to connect it again. */
-export const WAIT_REASONS = ['approval', 'question', 'paused', 'reconnect'] as const;
+/**
+ * `reconnect`: a credential the next call needs (an OAuth connection) waits for an operator to
+ * connect it again. `budget`: the run reached its own cost limit and asked a person for more.
+ */
+export const WAIT_REASONS = ['approval', 'question', 'paused', 'reconnect', 'budget'] as const;
 export const RunWaitingV1 = z.object({
   reason: z.enum(WAIT_REASONS),
   attentionId: z.string().nullable(),
   callId: z.string().nullable(),
 });
 export const RunResumedV1 = z.object({ reason: z.string().max(200) });
+
+/**
+ * The run's cost reached its own limit (`perRunUsd`, or the next model call would pass it) and
+ * its budget says `onExhausted: request`: a `budget_request` attention asks a person for
+ * `requestedUsd` more. Deployment and workspace limits never ask; they end the run.
+ */
+export const RunBudgetRequestedV1 = z.object({
+  attentionId: id,
+  /** 1 for the run's first request, 2 for the next, and so on. */
+  request: z.number().int().positive(),
+  requestedUsd: usd,
+  spentUsd: usd,
+  limitUsd: usd,
+  reason: z.string().max(1000),
+});
+
+/**
+ * The request was approved and the ledger raised the run's limit to `limitUsd` (by `raisedUsd`:
+ * what was asked, or less when the deployment's or workspace's remaining budget capped it and
+ * the approver's role lacks deployment-control; `cappedBy` names that scope).
+ */
+export const RunBudgetRaisedV1 = z.object({
+  attentionId: id,
+  requestedUsd: usd,
+  raisedUsd: usd,
+  limitUsd: usd,
+  approvedBy: ActorSchema.nullable(),
+  /** As recorded with the approval; null when it recorded none (treated as lacking deployment-control). */
+  approverRole: RoleSchema.nullable(),
+  cappedBy: z.json().nullable(),
+});
 
 /** A digest-linked snapshot of the run's state, written at the end of every phase. */
 export const RunCheckpointV1 = z.object({
@@ -167,6 +203,18 @@ export const RunAbandonedV1 = z.object({
   effect: z.object({ effectId: id, callId: id, tool: z.string(), verb: z.string(), resource: z.string().nullable(), idempotencyKey: z.string(), requestDigest: sha256 }).nullable(),
   attentionId: z.string().nullable(),
 });
+/**
+ * The person who approved a pending call changed its arguments: from here on the call is the
+ * edited one (its digest `editedDigest`), and policy allows it under the same attention.
+ */
+export const RunCallEditedV1 = z.object({
+  callId: z.string().max(200),
+  attentionId: id,
+  originalDigest: sha256,
+  editedDigest: sha256,
+  arguments: z.record(z.string(), z.json()),
+  editor: z.object({ kind: z.string().max(50), id: z.string().max(200) }),
+});
 export const RunRejectedV1 = z.object({ attentionId: id, reason: z.string().max(1000) });
 export const RunExpiredV1 = z.object({ attentionId: id });
 export const RunBudgetExhaustedV1 = z.object({ detail: z.string().max(2000), scope: z.json().nullable() });
@@ -177,6 +225,7 @@ export const RunExecutionEvents = {
   'run.claimed': RunClaimedV1,
   'run.model_turn': RunModelTurnV1,
   'run.tool_decided': RunToolDecidedV1,
+  'run.call_edited': RunCallEditedV1,
   'effect.prepared': EffectPreparedV1,
   'effect.completed': EffectCompletedV1,
   'effect.failed': EffectFailedV1,
@@ -185,6 +234,8 @@ export const RunExecutionEvents = {
   'run.compacted': RunCompactedV1,
   'run.waiting': RunWaitingV1,
   'run.resumed': RunResumedV1,
+  'run.budget_requested': RunBudgetRequestedV1,
+  'run.budget_raised': RunBudgetRaisedV1,
   'run.checkpoint': RunCheckpointV1,
   'run.succeeded': RunSucceededV1,
   'run.failed': RunFailedV1,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { EventRegistry } from '../registry';
 import { ActorSchema } from '../control-plane/intake.commands.v1';
+import { RoleSchema } from '../identity/roles';
+import { ApprovalSpecSchema, type ApprovalRules } from '../worker-definition/approval-rules';
 
 const id = z.string().min(1).max(200);
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -44,6 +46,8 @@ export const DECISION_REASON_CODES = [
   'approval_rejected',
   'approval_expired',
   'approval_withdrawn',
+  /** The approval is for an edited call: the original is not run; `edit` names the one to run instead. */
+  'approval_edited',
 ] as const;
 export const DecisionReasonCodeSchema = z.enum(DECISION_REASON_CODES);
 export type DecisionReasonCode = z.infer<typeof DecisionReasonCodeSchema>;
@@ -82,8 +86,36 @@ export const AttentionRequestedV1 = z.object({
   arguments: z.json(),
   requester: ActorSchema,
   deadline: z.iso.datetime(),
+  /** The grant's approval rules when it has any (as written), and when the reminder and escalation are due. */
+  rules: (ApprovalSpecSchema as unknown as z.ZodType<ApprovalRules>).optional(),
+  remindAt: z.iso.datetime().optional(),
+  escalateAt: z.iso.datetime().optional(),
 });
-export const AttentionApprovedV1 = z.object({ scope: AttentionScopeSchema, actor: ActorSchema });
+
+/** An approval changed the call it approves; the arguments are redacted. */
+export const AttentionEditSchema = z.object({
+  originalDigest: sha256,
+  editedDigest: sha256,
+  arguments: z.json(),
+  editor: ActorSchema,
+});
+export type AttentionEdit = z.infer<typeof AttentionEditSchema>;
+
+export const AttentionApprovedV1 = z.object({
+  scope: AttentionScopeSchema,
+  actor: ActorSchema,
+  /** Under a quorum: every distinct approver, in the order they approved (the last is `actor`). */
+  approvers: z.array(ActorSchema).optional(),
+  edit: AttentionEditSchema.optional(),
+  /** The final approver's workspace role as the caller stated it (what a budget request's raise is checked against). */
+  role: RoleSchema.optional(),
+});
+/** One approval of several a quorum needs; the attention stays open. */
+export const AttentionApprovalRecordedV1 = z.object({ actor: ActorSchema, scope: AttentionScopeSchema, at: z.iso.datetime() });
+/** The reminder of an open attention fell due (once). */
+export const AttentionRemindedV1 = z.object({ at: z.iso.datetime() });
+/** The escalation of an open attention fell due (once); `to` names the definition's notification route. */
+export const AttentionEscalatedV1 = z.object({ to: z.string().min(1).max(41), at: z.iso.datetime() });
 export const AttentionRejectedV1 = z.object({ reason: z.string().max(1000), actor: ActorSchema });
 export const AttentionExpiredV1 = z.object({ deadline: z.iso.datetime() });
 /** Closed without an answer because what it asked about can no longer happen (its deployment was revoked). */
@@ -101,6 +133,16 @@ export const ComputerKeyGrantedV1 = z.object({
   grantId: id,
 });
 
+/** Policy signed a single-use grant for a notification route's credential; recorded on `policynotify-<runId>`. */
+export const RouteCredentialGrantedV1 = z.object({
+  runId: id,
+  routeIndex: z.number().int().min(0).max(15),
+  channel: z.string().max(40),
+  credential: z.string().min(1).max(63),
+  deliveryId: id,
+  grantId: id,
+});
+
 export const PolicyEvents = {
   'policy.decided': PolicyDecidedV1,
   'attention.requested': AttentionRequestedV1,
@@ -108,7 +150,11 @@ export const PolicyEvents = {
   'attention.rejected': AttentionRejectedV1,
   'attention.expired': AttentionExpiredV1,
   'attention.withdrawn': AttentionWithdrawnV1,
+  'attention.approval_recorded': AttentionApprovalRecordedV1,
+  'attention.reminded': AttentionRemindedV1,
+  'attention.escalated': AttentionEscalatedV1,
   'policy.computer_key_granted': ComputerKeyGrantedV1,
+  'policy.route_credential_granted': RouteCredentialGrantedV1,
 } as const;
 
 export type PolicyEventType = keyof typeof PolicyEvents;
@@ -118,6 +164,9 @@ export const POLICY_STREAM_CATEGORY = 'policy';
 export const ATTENTION_STREAM_CATEGORY = 'attention';
 /** Purpose of the scheduler timer that closes an attention at its deadline. */
 export const ATTENTION_DEADLINE_PURPOSE = 'attention_deadline';
+/** Purposes of the timers that remind of and escalate an open attention under its grant's rules. */
+export const ATTENTION_REMINDER_PURPOSE = 'attention_reminder';
+export const ATTENTION_ESCALATION_PURPOSE = 'attention_escalation';
 
 export const policyStream = (runId: string): string => `${POLICY_STREAM_CATEGORY}-${runId}`;
 export const attentionStream = (attentionId: string): string => `${ATTENTION_STREAM_CATEGORY}-${attentionId}`;
@@ -128,6 +177,11 @@ export const COMPUTER_PROBE_RUN_ID = 'computer-probe';
 export const computerGrantTool = (computer: string): string => `computer:${computer}`;
 /** Where a workspace's computer key grants outside runs are recorded. */
 export const policyKeysStream = (workspaceId: string): string => `${POLICY_KEYS_STREAM_CATEGORY}-${workspaceId}`;
+
+export const POLICY_NOTIFY_STREAM_CATEGORY = 'policynotify';
+export const policyNotifyStream = (runId: string): string => `${POLICY_NOTIFY_STREAM_CATEGORY}-${runId}`;
+/** The tool a notification route's credential grant names. */
+export const notificationGrantTool = (channel: string): string => `notify:${channel}`;
 
 export function registerPolicyEvents(registry: EventRegistry): EventRegistry {
   return registry.registerFirstVersions(PolicyEvents);

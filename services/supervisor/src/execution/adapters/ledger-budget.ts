@@ -1,5 +1,6 @@
 import type { CommandBus } from '@packetagent/bus';
-import { BudgetCommands, type JsonValue } from '@packetagent/contracts';
+import { BudgetCommands, MICRO_USD_PER_USD, type JsonValue } from '@packetagent/contracts';
+import type { BudgetAnswer, BudgetRaise } from '../../run/run.intent';
 import type { BudgetPort, BudgetRefusal } from '../ports';
 import { withRetries } from '../retry';
 import { SUPERVISOR_ACTOR } from '../supervisor-actor';
@@ -33,6 +34,7 @@ export class LedgerBudget implements BudgetPort {
         refused: {
           detail: `${scope.kind} ${scope.id} ${scope.unit} (${scope.window}): limit ${result.limit}, spent ${result.spent}, held ${result.held}, asked ${result.requested} (${result.reason})`,
           scope: scope as unknown as JsonValue,
+          usage: { kind: scope.kind, unit: scope.unit, reason: result.reason, limit: result.limit, spent: result.spent, held: result.held, requested: result.requested },
         },
       };
     }
@@ -45,6 +47,22 @@ export class LedgerBudget implements BudgetPort {
       () => this.commands.request(BudgetCommands.settle, { workspaceId: this.run.workspaceId, reservationId, actual, actor: SUPERVISOR_ACTOR }),
       new AbortController().signal,
     );
+  }
+
+  async raiseRunLimit(raise: { attentionId: string; amountMicroUsd: number; approvedBy: BudgetAnswer['approvedBy']; role: BudgetAnswer['role'] }, signal: AbortSignal): Promise<BudgetRaise> {
+    const result = await withRetries(
+      () =>
+        this.commands.request(BudgetCommands.raiseRunLimit, {
+          workspaceId: this.run.workspaceId,
+          runId: this.run.runId,
+          amount: raise.amountMicroUsd,
+          attentionId: raise.attentionId,
+          actor: raise.approvedBy ?? SUPERVISOR_ACTOR,
+          actorRole: raise.role,
+        }),
+      signal,
+    );
+    return { raisedUsd: result.raised / MICRO_USD_PER_USD, limitUsd: result.limitAfter / MICRO_USD_PER_USD, cappedBy: result.cappedBy as unknown as JsonValue };
   }
 
   async release(reservationId: string | null): Promise<void> {

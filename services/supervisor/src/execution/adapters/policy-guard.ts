@@ -1,14 +1,17 @@
 import { RemoteCommandError, type CommandBus } from '@packetagent/bus';
 import { OAuthErrorCodes, openSealedCredential, PolicyCommands, recipientKeyPair, VaultCommands, type AuthorizeResult, type JsonValue } from '@packetagent/contracts';
 import type { PlannedCall } from '@packetagent/tools';
+import type { BudgetAnswer, BudgetAsk } from '../../run/run.intent';
 import type { CredentialRefusal, CredentialsAnswer, GuardPort, RaisedAttention } from '../ports';
 import { withRetries } from '../retry';
+import type { ApprovalRoleReader } from './approval-roles';
 
 /** Policy decides each call; the vault opens the credentials a decision grants, sealed to a key made for this call. */
 export class PolicyGuard implements GuardPort {
   constructor(
     private readonly commands: CommandBus,
     private readonly run: { runId: string; workspaceId: string; effectiveDigest: string },
+    private readonly approvalRole: ApprovalRoleReader = async () => null,
   ) {}
 
   /** Policy knows every admitted run (it reads an admission it has not applied yet from the store): a deny is a deny. */
@@ -62,6 +65,29 @@ export class PolicyGuard implements GuardPort {
       signal,
     );
     return { attentionId: raised.id, state: raised.state };
+  }
+
+  async requestBudget(ask: BudgetAsk, signal: AbortSignal): Promise<RaisedAttention> {
+    const raised = await withRetries(
+      () =>
+        this.commands.request(PolicyCommands.raiseAttention, {
+          workspaceId: this.run.workspaceId,
+          runId: this.run.runId,
+          kind: 'budget_request',
+          tool: 'budget',
+          verb: 'raise',
+          resource: null,
+          arguments: { ...ask },
+        }),
+      signal,
+    );
+    return { attentionId: raised.id, state: raised.state };
+  }
+
+  async budgetAnswer(attentionId: string, signal: AbortSignal): Promise<BudgetAnswer> {
+    const attention = await withRetries(() => this.commands.request(PolicyCommands.getAttention, { workspaceId: this.run.workspaceId, attentionId }), signal);
+    const role = attention.state === 'approved' ? await this.approvalRole(attentionId) : null;
+    return { state: attention.state, approvedBy: attention.state === 'approved' ? attention.answeredBy : null, role };
   }
 
   async raiseAttention(kind: 'uncertain_effect' | 'run_unrecordable', planned: PlannedCall | null, details: JsonValue, signal: AbortSignal): Promise<string | null> {
