@@ -259,8 +259,8 @@ describe('PacketADE door', () => {
       expect({ what, reason: details.reason }).toEqual({ what, reason: code });
       if (path) expect({ what, fields: details.fieldViolations.map((violation) => violation.field) }).toEqual({ what, fields: expect.arrayContaining([expect.stringContaining(path)]) });
       const overRest = await rest<{ code: string; errors?: Array<{ path: string }> }>('POST', '/deployments', { raw: `{"package":${document}}` });
-      // Over REST the HTTP layer reads the body first: a body past its limit or not JSON at all is refused there (413, 400).
-      const restCode = { oversize: 'payload_too_large', 'not JSON': 'bad_request' }[what] ?? code;
+      // Over REST the HTTP layer reads the body first: a body past its limit, not JSON at all, or carrying a NUL is refused there.
+      const restCode = { oversize: 'payload_too_large', 'not JSON': 'bad_request', 'a NUL in the definition': 'invalid_characters' }[what] ?? code;
       expect({ what, status: overRest.status >= 400 && overRest.status < 500, code: overRest.body.code }).toEqual({ what, status: true, code: restCode });
     }
     const workersAfter = await env.sut.db.pool.query(`SELECT count(*)::int AS n FROM intake.workers`);

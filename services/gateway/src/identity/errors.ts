@@ -90,3 +90,19 @@ export class TotpRequiredError extends UnauthenticatedError {
     super('the login is waiting for its second factor (POST /api/v1/auth/totp)');
   }
 }
+
+/** The operation changes how the account signs in; the session must have proved who it is lately. */
+export class ReauthenticationRequiredError extends DomainError {
+  readonly code = 'reauthentication_required';
+  constructor() {
+    super('confirm it is you first: POST /api/v1/auth/reauthenticate, or sign in again with a passkey');
+  }
+}
+
+/** A passkey sign-in that failed for any reason; the reason is not told, as for a wrong password. */
+export class PasskeyNotAcceptedError extends DomainError {
+  readonly code = 'invalid_credentials';
+  constructor() {
+    super('the passkey was not accepted; try again, or sign in with your password');
+  }
+}

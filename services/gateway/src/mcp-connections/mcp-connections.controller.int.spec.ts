@@ -208,13 +208,15 @@ describe(McpConnectionsController.name, () => {
       ['a NUL in the client id', { url: SERVER, oauth: { credential: 'tracker_oauth', clientId: 'a\u0000b' } }, 'oauth.clientId'],
       ['a NUL in returnTo', { url: SERVER, oauth: { credential: 'tracker_oauth' }, returnTo: '/w\u0000' }, 'returnTo'],
       ['an actor of its own', { url: SERVER, oauth: { credential: 'tracker_oauth' }, actor: { kind: 'system', id: 'root' } }, ''],
-    ])('answers 400 problem+json for %s, naming the field, and sends the vault nothing', async (_what, body, field) => {
+    ])('answers 400 problem+json for %s, naming the field, and sends the vault nothing', async (what, body, field) => {
       const answer = await begin(body);
 
       expect(answer.status).toBe(400);
       expect(answer.headers.get('content-type')).toContain('application/problem+json');
-      expect(answer.body.code).toBe('validation_failed');
-      expect(answer.body.errors?.map((issue) => issue.path)).toContain(field);
+      // A NUL is refused at the HTTP boundary, before the route's own validation.
+      const nul = what.includes('NUL');
+      expect(answer.body.code).toBe(nul ? 'invalid_characters' : 'validation_failed');
+      expect(answer.body.errors?.map((issue) => issue.path)).toContain(nul ? `body.${field}` : field);
       expect(responder.begins).toEqual([]);
     });
 
@@ -315,7 +317,18 @@ describe(McpConnectionsController.name, () => {
     });
 
     it('answers 400 without asking the vault for no state, a repeated one, or one with a NUL', async () => {
-      for (const [query, path] of [['code=abc', 'state'], ['', 'state'], ['state=&code=abc', 'state'], ['state=a&state=b&code=abc', 'state'], ['state=a%00b&code=abc', 'state'], ['state=abc&code=a%0Ab', 'code']] as const) {
+      for (const accept of ['application/json', undefined]) {
+        const nul = await callback('state=a%00b&code=abc', accept);
+        const problem = (await nul.json()) as Problem;
+        expect([accept, nul.status, nul.headers.get('content-type'), problem.code, problem.errors?.map((issue) => issue.path)]).toEqual([
+          accept,
+          400,
+          'application/problem+json; charset=utf-8',
+          'invalid_characters',
+          ['query.state'],
+        ]);
+      }
+      for (const [query, path] of [['code=abc', 'state'], ['', 'state'], ['state=&code=abc', 'state'], ['state=a&state=b&code=abc', 'state'], ['state=abc&code=a%0Ab', 'code']] as const) {
         const json = await callback(query, 'application/json');
         const problem = (await json.json()) as Problem;
         expect([query, json.status, problem.code, problem.errors?.map((issue) => issue.path)]).toEqual([query, 400, 'validation_failed', [path]]);
