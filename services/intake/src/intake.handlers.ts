@@ -11,6 +11,7 @@ import { ReadRunsUseCase } from './runs/usecases/read-runs';
 import { PauseRunUseCase } from './runs/usecases/pause-run';
 import { StopRunUseCase } from './runs/usecases/stop-run';
 import { DeliverWebhookUseCase } from './webhooks/deliver-webhook';
+import { ApplyDefinitionUseCase } from './workers/usecases/apply-definition';
 import { CreateVersionUseCase } from './workers/usecases/create-version';
 import { CreateWorkerUseCase } from './workers/usecases/create-worker';
 import { ReadWorkersUseCase } from './workers/usecases/read-workers';
@@ -23,6 +24,7 @@ export class IntakeCommandHandlers {
   constructor(
     private readonly createWorkerUseCase: CreateWorkerUseCase,
     private readonly createVersionUseCase: CreateVersionUseCase,
+    private readonly applyDefinitionUseCase: ApplyDefinitionUseCase,
     private readonly workers: ReadWorkersUseCase,
     private readonly createDeploymentUseCase: CreateDeploymentUseCase,
     private readonly controlDeploymentUseCase: ControlDeploymentUseCase,
@@ -58,6 +60,11 @@ export class IntakeCommandHandlers {
   @OnCommand(IntakeCommands.createVersion)
   createVersion(request: Request<'createVersion'>) {
     return this.createVersionUseCase.execute(request);
+  }
+
+  @OnCommand(IntakeCommands.applyDefinition)
+  applyDefinition(request: Request<'applyDefinition'>) {
+    return this.applyDefinitionUseCase.execute(request);
   }
 
   @OnCommand(IntakeCommands.listVersions)

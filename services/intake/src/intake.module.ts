@@ -16,6 +16,7 @@ import { RecordRunProgressUseCase } from './runs/usecases/record-run-progress';
 import { RunProgressConsumer } from './runs/run-progress.consumer';
 import { StopRunUseCase } from './runs/usecases/stop-run';
 import { DeliverWebhookUseCase } from './webhooks/deliver-webhook';
+import { ApplyDefinitionUseCase } from './workers/usecases/apply-definition';
 import { CreateVersionUseCase } from './workers/usecases/create-version';
 import { CreateWorkerUseCase } from './workers/usecases/create-worker';
 import { PinMcpTools } from './workers/usecases/pin-mcp-tools';
@@ -48,6 +49,7 @@ export class IntakeModule {
         CreateWorkerUseCase,
         PinMcpTools,
         CreateVersionUseCase,
+        ApplyDefinitionUseCase,
         ReadWorkersUseCase,
         CreateDeploymentUseCase,
         EffectiveDefinitionStore,

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ApiError, CliError, ConnectionError, ExitCode, type Issue, UsageError } from './errors';
+import { detailWithoutIssues, yamlSentence } from './messages';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -28,7 +29,7 @@ function issuesOf(problem: Record<string, unknown>): Issue[] {
   const list = Array.isArray(problem['errors']) ? problem['errors'] : Array.isArray(problem['issues']) ? problem['issues'] : [];
   return list.filter(isRecord).map((item) => ({
     path: typeof item['path'] === 'string' ? item['path'] : Array.isArray(item['path']) ? item['path'].join('.') : '',
-    message: typeof item['message'] === 'string' ? item['message'] : JSON.stringify(item),
+    message: typeof item['message'] === 'string' ? yamlSentence(item['message']) : JSON.stringify(item),
   }));
 }
 
@@ -40,8 +41,9 @@ function apiError(response: Response, text: string): ApiError {
     problem = undefined;
   }
   if (isRecord(problem) && typeof problem['title'] === 'string') {
-    const detail = typeof problem['detail'] === 'string' && problem['detail'] ? `: ${problem['detail']}` : '';
-    return new ApiError(response.status, `${problem['title']}${detail}`, issuesOf(problem), problem);
+    const issues = issuesOf(problem);
+    const detail = typeof problem['detail'] === 'string' && problem['detail'] ? `: ${detailWithoutIssues(problem['detail'], issues)}` : '';
+    return new ApiError(response.status, `${problem['title']}${detail}`, issues, problem);
   }
   return new ApiError(response.status, `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`, []);
 }

@@ -69,6 +69,8 @@ class FakeApi {
 
 const WS = '/api/v1/workspaces/ws_demo';
 const DIGEST = 'a'.repeat(64);
+// Worker, deployment, run and attention ids are UUIDv7, as the server makes them.
+const WORKER_ID = '0193a6f2-7c1e-7d4a-9b1e-2f6c8d0e4a11';
 
 const YAML_DEFINITION = `apiVersion: packetagent/v1
 kind: Worker
@@ -111,79 +113,105 @@ describe(runCli.name, () => {
   }
 
   describe('worker apply', () => {
-    it('creates the worker when none has its name and posts the YAML file verbatim as application/yaml', async () => {
+    it('creates the worker and its version in one request, posting the YAML file verbatim as application/yaml', async () => {
       api.answer({
-        [`GET ${WS}/workers`]: () => ({ status: 200, body: { items: [{ id: 'wrk_other', name: 'other' }], nextCursor: null } }),
-        [`POST ${WS}/workers`]: () => ({ status: 201, body: { id: 'wrk_1' } }),
-        [`POST ${WS}/workers/wrk_1/versions`]: () => ({ status: 201, body: { version: 1, digest: DIGEST, created: true } }),
+        [`POST ${WS}/workers/apply`]: () => ({ status: 201, body: { workerId: WORKER_ID, workerCreated: true, version: 1, digest: DIGEST, created: true } }),
       });
 
       const result = await sut(['worker', 'apply', '-f', file('release-audit.worker.yaml', YAML_DEFINITION)]);
 
-      expect(result).toEqual({ code: 0, stdout: `worker release-audit (wrk_1) version 1 digest sha256:${DIGEST}\n`, stderr: '' });
-      const [list, create, version] = api.requests;
-      expect(list!.headers.authorization).toBe('Bearer pa_key1_secret');
-      expect(create!.headers['content-type']).toBe('application/json');
-      expect(JSON.parse(create!.body)).toEqual({ name: 'release-audit', description: 'Verifies release evidence.' });
-      expect(version!.headers['content-type']).toBe('application/yaml');
-      expect(version!.body).toBe(YAML_DEFINITION);
+      expect(result).toEqual({ code: 0, stdout: `worker release-audit (${WORKER_ID}) version 1 digest sha256:${DIGEST}\n`, stderr: '' });
+      expect(api.requests.map((r) => `${r.method} ${r.url}`)).toEqual([`POST ${WS}/workers/apply`]);
+      const [apply] = api.requests;
+      expect(apply!.headers.authorization).toBe('Bearer pa_key1_secret');
+      expect(apply!.headers['content-type']).toBe('application/yaml');
+      expect(apply!.body).toBe(YAML_DEFINITION);
     });
 
-    it('reuses the worker it finds by name on a later page and says unchanged when the API created no version', async () => {
+    it('says unchanged when the API created no version and posts a JSON file as application/json', async () => {
       const definition = JSON.stringify({ apiVersion: 'packetagent/v1', kind: 'Worker', name: 'release-audit', instructions: 'x' });
       api.answer({
-        [`GET ${WS}/workers`]: () => ({ status: 200, body: { items: [{ id: 'wrk_0', name: 'first' }], nextCursor: 'c2' } }),
-        [`GET ${WS}/workers?cursor=c2`]: () => ({ status: 200, body: { items: [{ id: 'wrk_7', name: 'release-audit' }], nextCursor: null } }),
-        [`POST ${WS}/workers/wrk_7/versions`]: () => ({ status: 200, body: { version: 4, digest: `sha256:${DIGEST}`, created: false } }),
+        [`POST ${WS}/workers/apply`]: () => ({ status: 200, body: { workerId: WORKER_ID, workerCreated: false, version: 4, digest: `sha256:${DIGEST}`, created: false } }),
       });
 
       const result = await sut(['worker', 'apply', '-f', file('definition.json', definition)]);
 
-      expect(result.stdout).toBe(`worker release-audit (wrk_7) version 4 digest sha256:${DIGEST} unchanged\n`);
+      expect(result.stdout).toBe(`worker release-audit (${WORKER_ID}) version 4 digest sha256:${DIGEST} unchanged\n`);
       expect(result.code).toBe(ExitCode.ok);
-      expect(api.requests.map((r) => `${r.method} ${r.url}`)).toEqual([`GET ${WS}/workers`, `GET ${WS}/workers?cursor=c2`, `POST ${WS}/workers/wrk_7/versions`]);
-      expect(api.requests[2]!.headers['content-type']).toBe('application/json');
-      expect(api.requests[2]!.body).toBe(definition);
+      expect(api.requests[0]!.headers['content-type']).toBe('application/json');
+      expect(api.requests[0]!.body).toBe(definition);
     });
 
     it('tells JSON from YAML by content when the file has neither extension, and reads standard input for -', async () => {
       api.answer({
-        [`GET ${WS}/workers`]: () => ({ status: 200, body: [{ id: 'wrk_7', name: 'release-audit' }] }),
-        [`POST ${WS}/workers/wrk_7/versions`]: () => ({ status: 201, body: { version: 5, digest: DIGEST, created: true } }),
+        [`POST ${WS}/workers/apply`]: () => ({ status: 201, body: { workerId: WORKER_ID, workerCreated: false, version: 5, digest: DIGEST, created: true } }),
       });
 
       const fromFile = await sut(['worker', 'apply', '-f', file('definition', ' {"name": "release-audit"}')]);
       const fromStdin = await sut(['worker', 'apply', '-f', '-'], {}, YAML_DEFINITION);
 
       expect([fromFile.code, fromStdin.code]).toEqual([0, 0]);
-      const posts = api.requests.filter((r) => r.method === 'POST');
-      expect(posts.map((r) => r.headers['content-type'])).toEqual(['application/json', 'application/yaml']);
+      expect(api.requests.map((r) => r.headers['content-type'])).toEqual(['application/json', 'application/yaml']);
     });
 
-    it('uses the worker someone else created between its lookup and its create when the create answers 409', async () => {
-      let lists = 0;
+    it('prints each issue of a refused definition once, under a message that does not repeat them', async () => {
+      const issues = [
+        { path: 'tools[0].resources[0]', message: 'not a URL origin or glob' },
+        { path: 'exit', message: 'required' },
+      ];
       api.answer({
-        [`GET ${WS}/workers`]: () => ({ status: 200, body: { items: lists++ ? [{ id: 'wrk_3', name: 'release-audit' }] : [], nextCursor: null } }),
-        [`POST ${WS}/workers`]: () => ({ status: 409, contentType: 'application/problem+json', body: { title: 'Conflict', status: 409 } }),
-        [`POST ${WS}/workers/wrk_3/versions`]: () => ({ status: 201, body: { version: 1, digest: DIGEST, created: true } }),
+        [`POST ${WS}/workers/apply`]: () => ({
+          status: 400,
+          contentType: 'application/problem+json',
+          body: {
+            type: 'urn:packetagent:problem:validation_failed',
+            title: 'Bad Request',
+            status: 400,
+            code: 'validation_failed',
+            detail: 'invalid definition: tools[0].resources[0]: not a URL origin or glob; exit: required',
+            errors: issues,
+          },
+        }),
       });
 
-      const result = await sut(['worker', 'apply', '-f', file('raced.yaml', YAML_DEFINITION)]);
+      const result = await sut(['worker', 'apply', '-f', file('refused.yaml', YAML_DEFINITION)]);
 
-      expect(result).toEqual({ code: 0, stdout: `worker release-audit (wrk_3) version 1 digest sha256:${DIGEST}\n`, stderr: '' });
+      expect(result).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: ['error: Bad Request: invalid definition', '  tools[0].resources[0]: not a URL origin or glob', '  exit: required', ''].join('\n'),
+      });
+    });
+
+    it("ends a YAML issue the server reports at its own sentence, without the parser's excerpt", async () => {
+      api.answer({
+        [`POST ${WS}/workers/apply`]: () => ({
+          status: 400,
+          contentType: 'application/problem+json',
+          body: {
+            title: 'Bad Request',
+            status: 400,
+            code: 'validation_failed',
+            detail: 'invalid definition: (yaml) 2:1: Missing closing "quote at line 2, column 1:\n\nkey: "x\n^\n',
+            errors: [{ path: '(yaml) 2:1', message: 'Missing closing "quote at line 2, column 1:\n\nkey: "x\n^\n' }],
+          },
+        }),
+      });
+
+      const result = await sut(['worker', 'apply', '-f', file('quoted.yaml', YAML_DEFINITION)]);
+
+      expect(result.stderr).toBe(['error: Bad Request: invalid definition', '  (yaml) 2:1: Missing closing "quote', ''].join('\n'));
     });
 
     it('prints a JSON summary with --json', async () => {
       api.answer({
-        [`GET ${WS}/workers`]: () => ({ status: 200, body: { items: [], nextCursor: null } }),
-        [`POST ${WS}/workers`]: () => ({ status: 201, body: { id: 'wrk_2' } }),
-        [`POST ${WS}/workers/wrk_2/versions`]: () => ({ status: 201, body: { version: 1, digest: DIGEST, created: true } }),
+        [`POST ${WS}/workers/apply`]: () => ({ status: 201, body: { workerId: WORKER_ID, workerCreated: true, version: 1, digest: DIGEST, created: true } }),
       });
 
       const result = await sut(['worker', 'apply', '--json', '-f', file('w.yaml', YAML_DEFINITION)]);
 
       expect(JSON.parse(result.stdout)).toEqual({
-        workerId: 'wrk_2',
+        workerId: WORKER_ID,
         name: 'release-audit',
         workerCreated: true,
         version: 1,
@@ -200,8 +228,11 @@ describe(runCli.name, () => {
       const missing = await sut(['worker', 'apply', '-f', 'absent.yaml']);
 
       expect(unnamed).toEqual({ code: 1, stdout: '', stderr: 'error: unnamed.yaml: the definition has no "name"\n' });
-      expect(broken.code).toBe(1);
-      expect(broken.stderr).toMatch(/^error: broken\.yaml:\d+:\d+: not valid YAML: /);
+      expect(broken).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'error: broken.yaml:2:1: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]\n',
+      });
       expect(missing).toEqual({ code: 1, stdout: '', stderr: 'error: cannot read absent.yaml: no such file\n' });
       expect(api.requests).toEqual([]);
     });
@@ -254,6 +285,68 @@ describe(runCli.name, () => {
         ['deployment dep_2 (worker release-audit)', `webhook trg_hook: ${api.url}/hooks/trg_hook`, '  secret: whsec_2  (shown once: store it now)', ''].join('\n'),
       );
       expect(JSON.parse(api.requests[1]!.body)).toEqual({ workerId: 'wrk_1' });
+    });
+
+    it('prints what a refused deployment lacks, one line each, and how to deploy anyway', async () => {
+      api.answer({
+        [`GET ${WS}/workers`]: () => ({ status: 200, body: { items: [{ id: 'wrk_1', name: 'release-audit' }], nextCursor: null } }),
+        [`POST ${WS}/deployments`]: () => ({
+          status: 422,
+          contentType: 'application/problem+json',
+          body: {
+            title: 'Unprocessable Entity',
+            status: 422,
+            code: 'deployment_not_ready',
+            detail: 'worker release-audit cannot run here yet: 2 requirements missing (deploy with acceptMissing: true to deploy it anyway)',
+            errors: [
+              { path: 'credentials.slack_release_channel', message: 'not stored in the workspace vault' },
+              { path: 'providers.preset:default', message: 'no API key is configured for anthropic' },
+            ],
+          },
+        }),
+      });
+
+      const result = await sut(['deploy', 'release-audit']);
+
+      expect(result).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: [
+          'error: worker release-audit cannot run here yet, 2 missing (deploy with --accept-missing to deploy it anyway; its runs fail until these exist)',
+          '  credential slack_release_channel: not stored in the workspace vault',
+          '  provider preset:default: no API key is configured for anthropic',
+          '',
+        ].join('\n'),
+      });
+      expect(JSON.parse(api.requests[1]!.body)).toEqual({ workerId: 'wrk_1' });
+    });
+
+    it('deploys with --accept-missing and says what the deployment still lacks', async () => {
+      api.answer({
+        [`GET ${WS}/workers`]: () => ({ status: 200, body: { items: [{ id: 'wrk_1', name: 'release-audit' }], nextCursor: null } }),
+        [`POST ${WS}/deployments`]: () => ({
+          status: 201,
+          body: {
+            id: 'dep_3',
+            version: 1,
+            triggers: [],
+            webhooks: [],
+            readiness: { ready: false, missing: [{ kind: 'credential', name: 'slack_release_channel', reason: 'not stored in the workspace vault' }] },
+          },
+        }),
+      });
+
+      const result = await sut(['deploy', 'release-audit', '--accept-missing']);
+
+      expect(result.stdout).toBe(
+        [
+          'deployment dep_3 (worker release-audit version 1)',
+          'not ready: 1 missing; its runs fail until these exist:',
+          '  credential slack_release_channel: not stored in the workspace vault',
+          '',
+        ].join('\n'),
+      );
+      expect(JSON.parse(api.requests[1]!.body)).toEqual({ workerId: 'wrk_1', acceptMissing: true });
     });
 
     it('exits 1 naming the worker when the workspace has none by that name or id', async () => {
@@ -310,6 +403,70 @@ describe(runCli.name, () => {
       expect(result.stdout).toBe(['run run_9', 'state: waiting', 'deploymentId: dep_1', 'version: 2', 'hold: -', 'source: manual', 'details: {"a":1}', ''].join('\n'));
       const json = await sut(['--json', 'run', 'get', 'run_9']);
       expect(JSON.parse(json.stdout)).toMatchObject({ id: 'run_9', state: 'waiting', details: { a: 1 } });
+    });
+    describe('a finished run', () => {
+      const RUN = '0193a6f2-8d2f-7e5b-8c2f-3a7d9e1f5b22';
+      const ATTENTION = '0193a6f2-9e3a-7f6c-9d3a-4b8e0f2a6c33';
+      const runBody = (state: string) => ({ id: RUN, deploymentId: 'dep_1', version: 2, state, hold: null, source: 'manual' });
+      const event = (streamVersion: number, type: string, data: Record<string, unknown>, actor = { kind: 'service', id: 'supervisor' }) => ({
+        id: `e${streamVersion}`,
+        position: 200 + streamVersion,
+        streamVersion,
+        type,
+        occurredAt: `2026-11-30T00:00:0${streamVersion}.000Z`,
+        actor,
+        data,
+      });
+      const events = (...items: unknown[]) => ({ [`GET ${WS}/runs/${RUN}/events?limit=500&payloads=ref`]: () => ({ status: 200, body: { items, nextCursor: null } }) });
+
+      it('shows the reason of a failed run right after its state', async () => {
+        api.answer({
+          [`GET ${WS}/runs/${RUN}`]: () => ({ status: 200, body: runBody('failed') }),
+          ...events(event(1, 'run.admitted', {}), event(2, 'run.failed', { reason: 'iteration_limit', detail: 'ran 20 of 20 iterations without finishing' })),
+        });
+
+        const result = await sut(['run', 'get', RUN]);
+        const json = await sut(['--json', 'run', 'get', RUN]);
+
+        expect(result.stdout.split('\n').slice(0, 3)).toEqual([`run ${RUN}`, 'state: failed', 'reason: iteration_limit: ran 20 of 20 iterations without finishing']);
+        expect(JSON.parse(json.stdout)).toMatchObject({ state: 'failed', outcome: { event: 'run.failed', reason: 'iteration_limit: ran 20 of 20 iterations without finishing', by: null } });
+      });
+
+      it('names who rejected the call and why, in run get and in run logs', async () => {
+        api.answer({
+          [`GET ${WS}/runs/${RUN}`]: () => ({ status: 200, body: runBody('rejected') }),
+          [`GET ${WS}/attention/${ATTENTION}`]: () => ({
+            status: 200,
+            body: { id: ATTENTION, state: 'rejected', reason: 'not before the release review', answeredBy: { kind: 'user', id: 'usr_ana' } },
+          }),
+          ...events(
+            event(1, 'run.waiting', { reason: 'approval', attentionId: ATTENTION }),
+            event(2, 'run.rejected', { attentionId: ATTENTION, reason: 'the approval request for this call was rejected' }),
+          ),
+        });
+
+        const got = await sut(['run', 'get', RUN]);
+        const logs = await sut(['run', 'logs', RUN]);
+
+        const said = `attention ${ATTENTION} rejected: not before the release review (by user usr_ana)`;
+        expect(got.stdout.split('\n')[2]).toBe(`reason: ${said}`);
+        expect(logs.stdout.split('\n')[1]).toBe(`2026-11-30T00:00:02.000Z     2  run.rejected  ${said}`);
+      });
+
+      it('exits 1 with the conflict for both stop and pause', async () => {
+        const conflict = (verb: string) => () => ({
+          status: 409,
+          contentType: 'application/problem+json',
+          body: { title: 'Conflict', status: 409, code: 'invalid_transition', detail: `run ${RUN} is succeeded; it cannot be ${verb}` },
+        });
+        api.answer({ [`POST ${WS}/runs/${RUN}/stop`]: conflict('stopped'), [`POST ${WS}/runs/${RUN}/pause`]: conflict('paused') });
+
+        const stop = await sut(['run', 'stop', RUN]);
+        const pause = await sut(['run', 'pause', RUN]);
+
+        expect(stop).toEqual({ code: 1, stdout: '', stderr: `error: Conflict: run ${RUN} is succeeded; it cannot be stopped\n` });
+        expect(pause).toEqual({ code: 1, stdout: '', stderr: `error: Conflict: run ${RUN} is succeeded; it cannot be paused\n` });
+      });
     });
   });
 
@@ -491,6 +648,64 @@ describe(runCli.name, () => {
     });
   });
 
+  describe('notifications', () => {
+    const DEAD = {
+      deliveryId: '0190d6a2-0000-7000-8000-000000000001',
+      trigger: 'attention',
+      route: { index: 0, name: 'ops', channel: 'webhook', credential: 'ops_hook', to: null, role: 'member' },
+      state: 'dead',
+      runId: 'run_9',
+      attempts: 2,
+      attemptLog: [
+        { at: '2026-11-30T07:00:00.000Z', afterMs: null, outcome: 'failed', status: 503, code: 'http_503', message: 'the receiver answered 503 Service Unavailable' },
+        { at: '2026-11-30T07:00:01.000Z', afterMs: 1000, outcome: 'failed', status: 503, code: 'http_503', message: 'the receiver answered 503 Service Unavailable' },
+      ],
+      nextAttemptAt: null,
+      lastError: { code: 'expired', message: 'not delivered by 2026-11-30T07:00:02.000Z after 2 attempts' },
+      createdAt: '2026-11-30T07:00:00.000Z',
+    };
+
+    it('lists dead deliveries with their reason and says how to page on', async () => {
+      api.answer({ [`GET ${WS}/notifications/deliveries?state=dead`]: () => ({ status: 200, body: { items: [DEAD], next: DEAD.deliveryId } }) });
+
+      const result = await sut(['notifications', 'list', '--state', 'dead']);
+
+      expect(result).toEqual({
+        code: 0,
+        stdout: `${DEAD.deliveryId}  dead  attention  webhook ops  run run_9  2 attempts  expired: not delivered by 2026-11-30T07:00:02.000Z after 2 attempts\nolder: --after ${DEAD.deliveryId}\n`,
+        stderr: '',
+      });
+    });
+
+    it('shows each attempt of a delivery, and redrives it', async () => {
+      api.answer({
+        [`GET ${WS}/notifications/deliveries/${DEAD.deliveryId}`]: () => ({ status: 200, body: DEAD }),
+        [`POST ${WS}/notifications/deliveries/${DEAD.deliveryId}/redrive`]: () => ({ status: 200, body: { ...DEAD, state: 'pending', nextAttemptAt: '2026-11-30T08:00:00.000Z' } }),
+      });
+
+      const shown = await sut(['notifications', 'get', DEAD.deliveryId]);
+      const redriven = await sut(['notifications', 'redrive', DEAD.deliveryId]);
+
+      expect(shown.stdout.split('\n')[2]).toBe('  2.  2026-11-30T07:00:01.000Z  after 1000 ms  failed http_503: the receiver answered 503 Service Unavailable');
+      expect(redriven.stdout).toContain('pending  attention  webhook ops  run run_9  2 attempts  next attempt 2026-11-30T08:00:00.000Z');
+    });
+
+    it('reports a refused redrive with the problem and a failing exit code', async () => {
+      api.answer({
+        [`POST ${WS}/notifications/deliveries/${DEAD.deliveryId}/redrive`]: () => ({
+          status: 409,
+          body: { type: 'about:blank', title: 'Conflict', status: 409, code: 'delivery_not_dead', detail: 'delivery is delivered: only a dead-lettered delivery can be redriven', requestId: 'r1' },
+          headers: { 'content-type': 'application/problem+json' },
+        }),
+      });
+
+      const result = await sut(['notifications', 'redrive', DEAD.deliveryId]);
+
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain('only a dead-lettered delivery can be redriven');
+    });
+  });
+
   describe('attention', () => {
     const OPEN = {
       id: 'att_1',
@@ -515,6 +730,22 @@ describe(runCli.name, () => {
       });
     });
 
+    it('shows what a budget request asks for and why', async () => {
+      const budget = {
+        ...OPEN,
+        id: 'att_2',
+        tool: 'budget',
+        verb: 'raise',
+        resource: null,
+        arguments: { kind: 'budget_request', evidence: { request: 1, requestedUsd: 0.5, spentUsd: 0.5, limitUsd: 0.5, reason: 'the run has spent $0.500000 of its $0.5 limit' } },
+      };
+      api.answer({ [`GET ${WS}/attention?state=open`]: () => ({ status: 200, body: { items: [budget] } }) });
+
+      const result = await sut(['attention', 'list', '--state', 'open']);
+
+      expect(result.stdout).toBe('att_2  open  run run_9  budget request: $0.5 more (spent $0.5 of $0.5: the run has spent $0.500000 of its $0.5 limit)  until 2026-11-30T07:00:00.000Z\n');
+    });
+
     it('approves once by default and for the run with --for-run', async () => {
       api.answer({
         [`POST ${WS}/attention/att_1/approve`]: (request) => ({
@@ -529,6 +760,18 @@ describe(runCli.name, () => {
       expect(api.requests.map((r) => r.body)).toEqual(['{"scope":"once"}', '{"scope":"run"}']);
       expect(once.stdout).toBe('att_1  approved (once)  run run_9  http_fetch POST https://api.example.com/releases\n');
       expect(forRun.stdout).toContain('approved (run)');
+    });
+
+    it('approves with edited arguments given inline, and refuses an edit that is not an object before calling the API', async () => {
+      api.answer({ [`POST ${WS}/attention/att_1/approve`]: () => ({ status: 200, body: { ...OPEN, state: 'approved', scope: 'once' } }) });
+
+      const edited = await sut(['approve', 'att_1', '--edit', '{"url":"https://api.example.com/releases/2","method":"POST"}']);
+      const notObject = await sut(['approve', 'att_1', '--edit', '[1]']);
+
+      expect(edited.code).toBe(0);
+      expect(api.requests.map((r) => r.body)).toEqual(['{"scope":"once","arguments":{"url":"https://api.example.com/releases/2","method":"POST"}}']);
+      expect(notObject.code).not.toBe(0);
+      expect(notObject.stderr).toContain('--edit must be a JSON object');
     });
 
     it('rejects with the reason and refuses a reject without one before calling the API', async () => {
@@ -624,8 +867,7 @@ describe(runCli.name, () => {
   describe('errors', () => {
     it('prints the problem title, detail and each issue on its own line and exits 1', async () => {
       api.answer({
-        [`GET ${WS}/workers`]: () => ({ status: 200, body: { items: [{ id: 'wrk_1', name: 'release-audit' }], nextCursor: null } }),
-        [`POST ${WS}/workers/wrk_1/versions`]: () => ({
+        [`POST ${WS}/workers/apply`]: () => ({
           status: 400,
           contentType: 'application/problem+json',
           body: {
@@ -760,5 +1002,53 @@ describe('bin/packetagent.js', () => {
 
     expect(result.stderr).toContain(`error: cannot reach the PacketAgent API at http://127.0.0.1:${port}/`);
     expect(result.code).toBe(ExitCode.connection);
+  });
+
+  describe('its bundle cache', () => {
+    let cache: string;
+    const bundle = () => join(cache, 'cli.js');
+    const manifest = () => join(cache, 'cli.inputs.json');
+
+    beforeAll(() => {
+      cache = mkdtempSync(join(tmpdir(), 'pa-cli-cache-'));
+    });
+    afterAll(() => rmSync(cache, { recursive: true, force: true }));
+
+    function version(): Promise<{ code: number | null; stdout: string }> {
+      return new Promise((done) => {
+        const child = spawn(process.execPath, [bin, '--version'], { env: { ...process.env, PACKETAGENT_CLI_CACHE_DIR: cache }, stdio: ['ignore', 'pipe', 'inherit'] });
+        let stdout = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.once('exit', (code) => done({ code, stdout }));
+      });
+    }
+
+    it('builds the bundle on first use, runs from it, and prints the package version', async () => {
+      const { version: expected } = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string };
+
+      const result = await version();
+
+      expect(result).toEqual({ code: 0, stdout: `${expected}\n` });
+      const inputs = Object.keys((JSON.parse(readFileSync(manifest(), 'utf8')) as { inputs: Record<string, string> }).inputs);
+      expect(inputs).toEqual(expect.arrayContaining(['tools/cli/src/main.ts', 'tools/cli/src/cli.ts', 'tsconfig.base.json']));
+      expect(readFileSync(bundle(), 'utf8')).toContain('packetagent');
+    });
+
+    it('keeps a bundle whose inputs are unchanged and rebuilds one whose input changed', async () => {
+      await version();
+      const built = readFileSync(manifest(), 'utf8');
+
+      await version();
+      expect(readFileSync(manifest(), 'utf8')).toBe(built);
+
+      const before = JSON.parse(built) as { bundle: string; inputs: Record<string, string> };
+      writeFileSync(manifest(), JSON.stringify({ ...before, inputs: { ...before.inputs, 'tools/cli/src/cli.ts': '0:0' } }));
+      const result = await version();
+
+      expect(result.code).toBe(0);
+      const after = JSON.parse(readFileSync(manifest(), 'utf8')) as typeof before;
+      expect(after.inputs).toEqual(before.inputs);
+      expect(after.bundle).not.toBe(before.bundle);
+    });
   });
 });

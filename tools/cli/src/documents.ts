@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { UsageError } from './errors';
+import { yamlSentence } from './messages';
 
 export type DocumentFormat = 'yaml' | 'json';
 
@@ -34,7 +35,7 @@ export function parseDocument(text: string, format: DocumentFormat, label: strin
   } catch (error) {
     if (error instanceof YAMLParseError) {
       const at = error.linePos?.[0];
-      throw new UsageError(`${label}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML: ${error.message.split('\n')[0]}`);
+      throw new UsageError(`${label}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML: ${yamlSentence(error.message)}`);
     }
     throw new UsageError(`${label}: not valid ${format === 'json' ? 'JSON' : 'YAML'}: ${error instanceof Error ? error.message : String(error)}`);
   }

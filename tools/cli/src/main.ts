@@ -1,5 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { runCli } from './cli';
+
+/**
+ * The version of the packetagent package this file belongs to: its package.json is the first one
+ * named packetagent above this file, wherever it runs from (the sources, dist/, or the bundle cache).
+ */
+function packageVersion(): string | undefined {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      if (manifest.name === 'packetagent' && typeof manifest.version === 'string') return manifest.version;
+    } catch {
+      // No package.json here, or not one that can be read: look further up.
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
 
 function readStdin(): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -41,6 +59,8 @@ function onSignal(handler: (signal: keyof typeof SIGNALS) => void): () => void {
   return () => listeners.forEach((off) => off());
 }
 
+const version = packageVersion();
+
 runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
@@ -48,6 +68,7 @@ runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   readStdin,
   onSignal,
+  ...(version ? { version } : {}),
   ...(process.stdin.isTTY ? { confirm } : {}),
 }).then((code) => {
   // exitCode rather than exit(): output still buffered for a pipe is written before the process ends.

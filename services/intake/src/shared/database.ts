@@ -1,3 +1,4 @@
+import { validate as isUuid } from 'uuid';
 import { ValidationError } from '@packetagent/contracts';
 
 /**
@@ -8,11 +9,13 @@ export function encodeCursor(id: string): string {
   return Buffer.from(`v1:${id}`).toString('base64url');
 }
 
+/** The id a cursor carries; a cursor this API did not issue is refused before it reaches a query. */
 export function decodeCursor(cursor: string | null): string | null {
   if (!cursor) return null;
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!text.startsWith('v1:') || text.length < 4 || text.length > 210) throw new InvalidCursorError();
-  return text.slice(3);
+  const id = text.slice(3);
+  if (!text.startsWith('v1:') || !isUuid(id)) throw new InvalidCursorError();
+  return id;
 }
 
 export class InvalidCursorError extends ValidationError {

@@ -15,6 +15,8 @@ export interface VersionRow {
   version: number;
   digest: string;
   definition: unknown;
+  source_text: string | null;
+  source_format: 'json' | 'yaml' | null;
   created_at: Date;
 }
 
@@ -28,6 +30,7 @@ export function versionView(row: VersionRow): z.input<typeof VersionSchema> {
     version: row.version,
     digest: row.digest.trim(),
     definition: row.definition as z.input<typeof VersionSchema>['definition'],
+    source: row.source_text !== null && row.source_format !== null ? { format: row.source_format, text: row.source_text } : null,
     createdAt: row.created_at.toISOString(),
   };
 }

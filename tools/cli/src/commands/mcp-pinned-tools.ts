@@ -26,7 +26,8 @@ const GrantSchema = z.looseObject({
   tool: z.string(),
   verbs: z.array(z.string()).default([]),
   resources: z.array(z.string()).optional(),
-  approval: z.enum(['never', 'first_use', 'always']).default('always'),
+  // Rules ({mode, deadline, quorum, ...}) are read for their mode: that is what decides whether a person is asked.
+  approval: z.preprocess((value) => (typeof value === 'object' && value !== null && 'mode' in value ? (value as { mode: unknown }).mode : value), z.enum(['never', 'first_use', 'always']).default('always')),
 });
 export const StoredDefinitionSchema = z.looseObject({ mcp: z.array(ServerSchema).default([]), tools: z.array(GrantSchema).default([]) });
 export type StoredDefinition = z.infer<typeof StoredDefinitionSchema>;

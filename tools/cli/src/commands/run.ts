@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CommandContext } from '../context';
 import { loadDocument, parseDocument, type DocumentSource } from '../documents';
 import { payloadNotes } from './payload';
+import { outcomeOf, outcomeText, runEvents, runOutcome } from './run-outcome';
 
 const StartedSchema = z.looseObject({ runId: z.string().min(1) });
 const RunSchema = z.looseObject({ id: z.string().min(1), state: z.string() });
@@ -38,9 +39,11 @@ function show(value: unknown): string {
 export async function getRun(context: CommandContext, runId: string): Promise<void> {
   const { client } = context;
   const run = await client.get(client.workspacePath('runs', runId), RunSchema);
+  const outcome = await runOutcome(client, run.id, run.state);
   const lines = [`run ${run.id}`, `state: ${run.state}`];
+  if (outcome) lines.push(`${run.state === 'succeeded' ? 'summary' : 'reason'}: ${outcomeText(outcome)}`);
   for (const [key, value] of Object.entries(run)) if (key !== 'id' && key !== 'state') lines.push(`${key}: ${show(value)}`);
-  context.report(lines, run);
+  context.report(lines, outcome ? { ...run, outcome } : run);
 }
 
 const RunControlSchema = RunSchema.extend({ stopRequested: z.boolean().optional(), pauseRequested: z.boolean().optional() });
@@ -98,11 +101,6 @@ export async function listRuns(context: CommandContext, options: ListRunsOptions
   context.report(runs.length ? runs.map(runLine) : ['no runs'], { items: runs });
 }
 
-const RunEventsPageSchema = z.object({
-  items: z.array(z.looseObject({ position: z.number(), type: z.string(), streamVersion: z.number(), occurredAt: z.string(), data: z.unknown() })),
-  nextCursor: z.string().nullable(),
-});
-
 /** The one-line gist of a run event: what a person reads a run's log for. */
 function eventGist(type: string, data: Record<string, unknown>): string {
   const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
@@ -124,11 +122,6 @@ function eventGist(type: string, data: Record<string, unknown>): string {
       return `#${text(data['seq'])} ${text(data['phase'])}  iteration ${text(data['iteration'])}, tool calls ${text(data['toolCalls'])}, $${Number(data['costUsd'] ?? 0).toFixed(6)}`;
     case 'run.waiting':
       return `${text(data['reason'])}${data['attentionId'] ? ` on attention ${text(data['attentionId'])}` : ''}`;
-    case 'run.succeeded':
-      return text(data['summary']);
-    case 'run.failed':
-    case 'run.abandoned':
-      return `${text(data['reason'] ?? data['cause'])}: ${text(data['detail'])}`;
     default:
       return '';
   }
@@ -137,22 +130,19 @@ function eventGist(type: string, data: Record<string, unknown>): string {
 /**
  * `packetagent run logs RUN`: the run's events in order, one line each, every page of them. A
  * field stored by reference shows as its size and digest (the page is asked for references as
- * stored, so a 5 MB tool result is never fetched to print one line).
+ * stored, so a 5 MB tool result is never fetched to print one line). The event that ended the run
+ * says why, and for a rejection who rejected it and their reason.
  */
 export async function runLogs(context: CommandContext, runId: string): Promise<void> {
   const { client } = context;
   const lines: string[] = [];
   const items: unknown[] = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const page = await client.get(client.workspacePath('runs', runId, 'events'), RunEventsPageSchema, { after: cursor, limit: '500', payloads: 'ref' });
-    for (const event of page.items) {
-      items.push(event);
-      const gist = [eventGist(event.type, (event.data ?? {}) as Record<string, unknown>), ...payloadNotes(event.data).map((note) => `[${note}]`)].filter(Boolean).join('  ');
-      lines.push(`${event.occurredAt}  ${String(event.streamVersion).padStart(4)}  ${event.type}${gist ? `  ${gist}` : ''}`);
-    }
-    if (!page.nextCursor) break;
-    cursor = page.nextCursor;
+  for await (const event of runEvents(client, runId)) {
+    const outcome = await outcomeOf(client, event);
+    items.push(outcome ? { ...event, outcome } : event);
+    const data = (event.data ?? {}) as Record<string, unknown>;
+    const gist = [outcome ? outcomeText(outcome) : eventGist(event.type, data), ...payloadNotes(event.data).map((note) => `[${note}]`)].filter(Boolean).join('  ');
+    lines.push(`${event.occurredAt}  ${String(event.streamVersion).padStart(4)}  ${event.type}${gist ? `  ${gist}` : ''}`);
   }
   context.report(lines, { items });
 }

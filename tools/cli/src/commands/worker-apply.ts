@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import type { CommandContext } from '../context';
-import { ApiError, UsageError } from '../errors';
+import { UsageError } from '../errors';
 import { loadDocument } from '../documents';
-import { findWorker } from './workers';
 
 /** Only what the CLI needs before sending the file; the server validates the whole definition. */
-const NamedSchema = z.looseObject({ name: z.string().min(1), description: z.unknown().optional() });
-const CreatedSchema = z.looseObject({ id: z.string().min(1) });
-const VersionSchema = z.looseObject({
+const NamedSchema = z.looseObject({ name: z.string().min(1) });
+const AppliedSchema = z.looseObject({
+  workerId: z.string().min(1),
+  workerCreated: z.boolean(),
   version: z.number().int().positive(),
   digest: z.string().min(1),
   /** false when the definition equals the latest version, which the server then keeps. */
-  created: z.boolean().optional(),
+  created: z.boolean(),
 });
 
 export interface ApplyResult {
@@ -23,40 +23,25 @@ export interface ApplyResult {
   unchanged: boolean;
 }
 
-/** `packetagent worker apply -f FILE`: the worker by name (created when absent), then a version from the file. */
+/**
+ * `packetagent worker apply -f FILE`: the worker by name (created when absent) and the file as its
+ * next version, in one request: the server checks the definition first, so a refused one creates
+ * no worker.
+ */
 export async function applyWorker(context: CommandContext, file: string): Promise<void> {
   const { client } = context;
   const document = await loadDocument(file, context.documents);
   const named = NamedSchema.safeParse(document.value);
   if (!named.success) throw new UsageError(`${document.label}: the definition has no "name"`);
-  const { name, description } = named.data;
+  const { name } = named.data;
 
-  let workerCreated = false;
-  let worker = await findWorker(client, (w) => w.name === name);
-  if (!worker) {
-    try {
-      const created = await client.post(
-        client.workspacePath('workers'),
-        { json: { name, ...(typeof description === 'string' ? { description } : {}) } },
-        CreatedSchema,
-      );
-      worker = { id: created.id, name };
-      workerCreated = true;
-    } catch (error) {
-      // Someone else created it between the lookup and the create: use theirs.
-      if (!(error instanceof ApiError && error.status === 409)) throw error;
-      worker = await findWorker(client, (w) => w.name === name);
-      if (!worker) throw error;
-    }
-  }
-
-  const version = await client.post(
-    client.workspacePath('workers', worker.id, 'versions'),
+  const applied = await client.post(
+    client.workspacePath('workers', 'apply'),
     { text: document.text, contentType: document.format === 'yaml' ? 'application/yaml' : 'application/json' },
-    VersionSchema,
+    AppliedSchema,
   );
-  const digest = version.digest.replace(/^sha256:/, '');
-  const unchanged = version.created === false;
-  const result: ApplyResult = { workerId: worker.id, name, workerCreated, version: version.version, digest: `sha256:${digest}`, unchanged };
-  context.report([`worker ${name} (${worker.id}) version ${version.version} digest sha256:${digest}${unchanged ? ' unchanged' : ''}`], result);
+  const digest = applied.digest.replace(/^sha256:/, '');
+  const unchanged = !applied.created;
+  const result: ApplyResult = { workerId: applied.workerId, name, workerCreated: applied.workerCreated, version: applied.version, digest: `sha256:${digest}`, unchanged };
+  context.report([`worker ${name} (${applied.workerId}) version ${applied.version} digest sha256:${digest}${unchanged ? ' unchanged' : ''}`], result);
 }

@@ -27,6 +27,8 @@ export const VersionSchema = z.object({
   version: z.number().int().positive(),
   digest: sha256,
   definition: z.json(),
+  /** The definition as written (YAML comments and key order kept); null for versions made before sources were kept. */
+  source: z.object({ format: z.enum(['json', 'yaml']), text: z.string() }).nullable().default(null),
   createdAt: timestamp,
 });
 
@@ -111,10 +113,24 @@ export const IntakeCommands = {
     scoped.extend({ workerId: entityId, source: z.string(), format: z.enum(['json', 'yaml']) }),
     z.object({ version: z.number().int().positive(), digest: sha256, created: z.boolean() }),
   ),
+  /**
+   * The worker named in the definition (created when the workspace has none) and the definition
+   * as its next version, in one transaction: a definition refused creates neither.
+   */
+  applyDefinition: defineCommand(
+    'intake.workers.apply',
+    scoped.extend({
+      source: z.string(),
+      format: z.enum(['json', 'yaml']),
+      /** Refuse with worker_name_taken when a worker of the definition's name exists, rather than add a version to it. */
+      newWorker: z.boolean().default(false),
+    }),
+    z.object({ workerId: entityId, workerCreated: z.boolean(), version: z.number().int().positive(), digest: sha256, created: z.boolean() }),
+  ),
   listVersions: defineCommand(
     'intake.versions.list',
     z.object({ workspaceId, workerId: entityId }),
-    z.object({ items: z.array(VersionSchema.omit({ definition: true })) }),
+    z.object({ items: z.array(VersionSchema.omit({ definition: true, source: true })) }),
   ),
   getVersion: defineCommand(
     'intake.versions.get',

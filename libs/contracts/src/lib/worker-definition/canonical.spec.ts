@@ -67,6 +67,14 @@ describe(canonicalDefinition.name, () => {
     );
   });
 
+  it('leaves what a run does at its budget out of the canonical form unless it is written', () => {
+    const sut = canonicalDefinition(parseWorkerDefinition(yamlSource, 'yaml'));
+    const requesting = canonicalDefinition(parseWorkerDefinition(yamlSource.replace('perRunUsd: 0.25', 'perRunUsd: 0.25, onExhausted: request'), 'yaml'));
+    expect(sut.canonical).not.toContain('onExhausted');
+    expect(requesting.canonical).toContain('"onExhausted":"request"');
+    expect(requesting.digest).not.toBe(sut.digest);
+  });
+
   it('binds the computers of a run_command grant into the digest', () => {
     const withCommand = yamlSource.replace('tools:\n', 'tools:\n  - { tool: run_command, verbs: [exec], resources: ["make *"] }\n');
     const local = canonicalDefinition(parseWorkerDefinition(withCommand, 'yaml'));

@@ -1,3 +1,4 @@
+export { workerDefinitionJsonSchema } from './json-schema';
 export { KNOWN_TOOLS, MCP_TOOL, TOOL_NAMES, isKnownTool, type KnownTool, type ResourceKind, type ToolName } from './known-tools';
 export { MAX_RESOURCE_LENGTH, normaliseResource, resourceCovers, splitMcpResource, type ResourceCheck } from './resources';
 export { MAX_MCP_SERVERS, type DefinitionForm, type McpServer, type PinnedMcpServer } from './mcp-servers';
@@ -33,15 +34,35 @@ export {
   type Approval,
   type Bounds,
   type Budgets,
+  BUDGET_ON_EXHAUSTED,
+  type BudgetOnExhausted,
   type ExitSpec,
   type JsonSchemaObject,
   type ModelSpec,
+  NOTIFICATION_CHANNELS,
+  NOTIFICATION_EVENTS,
+  NOTIFICATION_ROLES,
+  ROUTE_NAME_PATTERN,
+  type NotificationChannel,
   type NotificationEvent,
+  type NotificationRole,
   type NotificationRoute,
   type ToolGrant,
   type ToolGrantOverride,
   type WorkerDefinition,
 } from './schema';
+export {
+  approvalMode,
+  approvalRules,
+  approverAllowed,
+  ApprovalSpecSchema,
+  durationSeconds,
+  DURATION_PATTERN,
+  MAX_DURATION_SECONDS,
+  MAX_QUORUM,
+  type ApprovalRules,
+  type ApprovalSpec,
+} from './approval-rules';
 export { BroadeningOverrideError, DefinitionError, DefinitionTooLargeError, InvalidOverridesError } from './errors';
 export { MAX_DEFINITION_BYTES, MAX_YAML_ALIASES, parseWorkerDefinition, validateStoredDefinition, validateWorkerDefinition, type DefinitionFormat } from './parse';
 export { canonicalDefinition, credentialsOf } from './canonical';

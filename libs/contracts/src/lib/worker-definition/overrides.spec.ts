@@ -98,12 +98,22 @@ describe(narrowDefinition.name, () => {
     ['a tool the version lacks', { tools: [{ tool: 'github_api', verbs: ['GET'], resources: ['https://api.github.com/*'] }] }, 'overrides.tools[0].tool', '"github_api" is not granted by the version'],
     ['a higher budget', { budgets: { perRunUsd: 2 } }, 'overrides.budgets.perRunUsd', "2 exceeds the version's 0.5"],
     ['a higher action limit', { budgets: { actions: { slack_post: { perDay: 20 } } } }, 'overrides.budgets.actions.slack_post.perDay', "20 exceeds the version's 10"],
+    ['budget requests the version does not make', { budgets: { onExhausted: 'request' } }, 'overrides.budgets.onExhausted', "request is broader than the version's end"],
+    ['a request step above the run limit it defaults to', { budgets: { requestStepUsd: 0.75 } }, 'overrides.budgets.requestStepUsd', "0.75 exceeds the version's 0.5"],
     ['a higher bound', { bounds: { maxWallSeconds: 900 } }, 'overrides.bounds.maxWallSeconds', "900 exceeds the version's 600"],
     ['a bound above the version\'s default', { bounds: { maxConcurrentRuns: 11 } }, 'overrides.bounds.maxConcurrentRuns', "11 exceeds the version's 10"],
   ])('refuses %s', (_name, overrides, path, message) => {
     const error = broadeningOf(overrides);
     expect(error.code).toBe('broadening_override');
     expect(error.issues).toEqual([{ path, message }]);
+  });
+
+  it('turns budget requests off, or asks for less, when the version makes them', () => {
+    const requesting = narrowDefinition(version, { budgets: { onExhausted: 'end' } });
+    expect(requesting.budgets.onExhausted).toBe('end');
+    const asking = { ...version, budgets: { ...version.budgets, onExhausted: 'request' as const, requestStepUsd: 0.4 } };
+    expect(narrowDefinition(asking, { budgets: { onExhausted: 'end' } }).budgets).toMatchObject({ onExhausted: 'end', requestStepUsd: 0.4 });
+    expect(narrowDefinition(asking, { budgets: { onExhausted: 'request', requestStepUsd: 0.1 } }).budgets).toMatchObject({ onExhausted: 'request', requestStepUsd: 0.1 });
   });
 
   it('narrows the computers of run_command to a subset, or to the local sandbox only', () => {

@@ -4,8 +4,8 @@ import { BroadeningOverrideError, InvalidOverridesError } from './errors';
 import { definitionErrorMap, toValidationIssues } from './issues';
 import { MCP_TOOL } from './known-tools';
 import { resourceCovers } from './resources';
+import { narrowApproval } from './approval-rules';
 import {
-  APPROVAL_STRICTNESS,
   BoundsOverrideSchema,
   BudgetsSchema,
   MAX_TRIGGERS,
@@ -122,9 +122,8 @@ function narrowGrant(grant: ToolGrant, narrowing: ToolGrantOverride, base: strin
     const covered = grant.resources === undefined || grant.resources.some((granted) => resourceCovers(grant.tool, granted, resource));
     if (!covered) broadening.push({ path: `${base}.resources[${index}]`, message: `"${resource}" is not covered by the version's resources` });
   });
-  if (narrowing.approval !== undefined && APPROVAL_STRICTNESS.indexOf(narrowing.approval) < APPROVAL_STRICTNESS.indexOf(grant.approval)) {
-    broadening.push({ path: `${base}.approval`, message: `"${narrowing.approval}" is weaker than the version's "${grant.approval}"` });
-  }
+  const approval = narrowing.approval === undefined ? { approval: grant.approval, problems: [] } : narrowApproval(grant.approval, narrowing.approval);
+  for (const problem of approval.problems) broadening.push({ path: `${base}.approval${problem.path}`, message: problem.message });
   narrowing.credentials?.forEach((credential, index) => {
     if (!grant.credentials.includes(credential)) broadening.push({ path: `${base}.credentials[${index}]`, message: `"${credential}" is not granted by the version` });
   });
@@ -134,7 +133,7 @@ function narrowGrant(grant: ToolGrant, narrowing: ToolGrantOverride, base: strin
   const narrowed: ToolGrant = {
     tool: grant.tool,
     verbs: narrowing.verbs ?? grant.verbs,
-    approval: narrowing.approval ?? grant.approval,
+    approval: approval.approval,
     credentials: narrowing.credentials ?? grant.credentials,
   };
   const resources = narrowing.resources ?? grant.resources;
@@ -153,6 +152,18 @@ function narrowBudgets(version: Budgets, narrowing: Budgets, broadening: Validat
     const limit = version[key];
     if (limit !== undefined && value > limit) broadening.push({ path: `overrides.budgets.${key}`, message: `${value} exceeds the version's ${limit}` });
     else budgets[key] = value;
+  }
+  if (narrowing.requestStepUsd !== undefined) {
+    // Unset, a request asks for the run's limit again: that is the ceiling a deployment narrows.
+    const step = version.requestStepUsd ?? version.perRunUsd;
+    if (step !== undefined && narrowing.requestStepUsd > step) broadening.push({ path: 'overrides.budgets.requestStepUsd', message: `${narrowing.requestStepUsd} exceeds the version's ${step}` });
+    else budgets.requestStepUsd = narrowing.requestStepUsd;
+  }
+  // Asking a person for more is broader than ending: a deployment may turn it off, never on.
+  if (narrowing.onExhausted === 'request' && version.onExhausted !== 'request') {
+    broadening.push({ path: 'overrides.budgets.onExhausted', message: "request is broader than the version's end" });
+  } else if (narrowing.onExhausted !== undefined) {
+    budgets.onExhausted = narrowing.onExhausted;
   }
   if (narrowing.actions) {
     const actions: Record<string, ActionBudget> = { ...version.actions };

@@ -196,7 +196,29 @@ describe(parseWorkerDefinition.name, () => {
         'notifications[0].credential',
         'required for a webhook route: the credential holds its signing secret',
       ],
-      ['a notification for an unknown event', (d) => (d['notifications'] = [{ on: ['paused'], channel: 'slack', credential: 'slack_bot' }]), 'notifications[0].on[0]', 'must be one of: attention, succeeded, failed, any_terminal'],
+      [
+        'two notification routes of one name',
+        (d) =>
+          (d['notifications'] = [
+            { name: 'ops', on: ['failed'], channel: 'webhook', credential: 'ops_hook' },
+            { name: 'ops', on: ['attention'], channel: 'email', to: 'ops@example.com' },
+          ]),
+        'notifications[1].name',
+        'duplicate route name "ops" (also notifications[0])',
+      ],
+      [
+        'a PacketPhone route without its recipient',
+        (d) => (d['notifications'] = [{ on: ['attention'], channel: 'packetphone', credential: 'phone' }]),
+        'notifications[0].to',
+        'a packetphone route needs "to": the recipient id (letters, digits and . _ : @ -)',
+      ],
+      [
+        'a route role that is no workspace role',
+        (d) => (d['notifications'] = [{ on: ['attention'], channel: 'email', to: 'ops@example.com', role: 'owner' }]),
+        'notifications[0].role',
+        'must be one of: viewer, member, admin',
+      ],
+      ['a notification for an unknown event', (d) => (d['notifications'] = [{ on: ['paused'], channel: 'slack', credential: 'slack_bot' }]), 'notifications[0].on[0]', 'must be one of: attention, reminder, escalation, progress, succeeded, failed, abandoned, any_terminal, budget_warning'],
       ['a prototype key', (d) => (d['input'] = JSON.parse('{"schema": {"type": "object", "__proto__": {"polluted": true}}}')), 'input.schema.__proto__', 'the key "__proto__" is not allowed'],
       ['a constructor key', (d) => (d['input'] = { schema: { type: 'object', properties: { constructor: { type: 'string' } } } }), 'input.schema.properties.constructor', 'the key "constructor" is not allowed'],
     ];
@@ -247,6 +269,13 @@ describe(parseWorkerDefinition.name, () => {
         { path: '(json) 2:31', message: 'duplicate key "tool": object keys must be unique' },
       ]);
       expect(issuesOf('{"a": {"b": 1}, "\\u0061": 2}', 'json')).toEqual([{ path: '(json) 1:17', message: 'duplicate key "a": object keys must be unique' }]);
+    });
+
+    it('ends a syntax error at its own sentence: the path says where, with no excerpt', () => {
+      const [issue] = issuesOf('name: "unclosed\nkind: Worker\n', 'yaml');
+      expect(issue!.path).toMatch(/^\(yaml\) \d+:\d+$/);
+      expect(issue!.message).not.toMatch(/\n|at line \d+/);
+      expect(issue!.message).toMatch(/quote/i);
     });
 
     it('refuses a YAML stream of two documents', () => {

@@ -116,7 +116,8 @@ function yamlMessage(error: YAMLError): string {
     const tag = error.message.slice('Unresolved tag: '.length).replace(/^tag:yaml\.org,2002:/, '!!');
     return `unknown tag ${tag}: tags outside the YAML core schema are not allowed`;
   }
-  return error.message;
+  // The path already says where; the parser's "at line L, column C:" and its excerpt repeat it.
+  return error.message.split('\n')[0]!.replace(/\s+at line \d+, column \d+:?\s*$/, '');
 }
 
 function parseYaml(text: string): unknown {

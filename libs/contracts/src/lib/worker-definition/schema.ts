@@ -6,6 +6,7 @@ import { mcpGrantIssues, mcpServersSchema, type DefinitionForm, type McpServer }
 import { normaliseResource } from './resources';
 import { CredentialName, duplicates, isPlainObject, oneOf, strict } from './schema-kit';
 import { ToolsSchema } from './tool-grants';
+import { escalationIssues, type ApprovalSpec } from './approval-rules';
 import {
   cronProblem,
   timezoneProblem,
@@ -26,9 +27,7 @@ export const MAX_INSTRUCTIONS_CHARS = 32768;
 export const MAX_TRIGGERS = 32;
 export const MAX_BUDGET_USD = 100000;
 
-export type Approval = 'never' | 'first_use' | 'always';
-/** From weakest to strictest. */
-export const APPROVAL_STRICTNESS: readonly Approval[] = ['never', 'first_use', 'always'];
+export { APPROVAL_STRICTNESS, type Approval, type ApprovalRules, type ApprovalSpec } from './approval-rules';
 
 export type JsonSchemaObject = JsonObject;
 
@@ -42,7 +41,8 @@ export interface ToolGrant {
   verbs: string[];
   /** Absent only for tools whose resources are optional: any resource of the tool's kind. */
   resources?: string[];
-  approval: Approval;
+  /** A plain mode, or rules around one (deadline, reminder, escalation, quorum, approvers). */
+  approval: ApprovalSpec;
   credentials: string[];
   /**
    * run_command only: registered computers its calls may run on, besides the local sandbox
@@ -63,7 +63,18 @@ export interface Budgets {
   perDeployment30DayUsd?: number;
   perWorkspaceDailyUsd?: number;
   actions?: Partial<Record<ToolName, ActionBudget>>;
+  /**
+   * What a run does when its cost reaches `perRunUsd`: `end` (the default) ends it
+   * `budget_exhausted`; `request` asks a person for more (a `budget_request` attention) and waits.
+   * Deployment and workspace limits always end the run.
+   */
+  onExhausted?: BudgetOnExhausted;
+  /** How much more a budget request asks for; the run's `perRunUsd` when not set. */
+  requestStepUsd?: number;
 }
+
+export const BUDGET_ON_EXHAUSTED = ['end', 'request'] as const;
+export type BudgetOnExhausted = (typeof BUDGET_ON_EXHAUSTED)[number];
 
 export interface Bounds {
   maxWallSeconds: number;
@@ -74,13 +85,33 @@ export interface Bounds {
 
 export type ExitSpec = { finish: { criteria: string[] } } | { outputSchema: JsonSchemaObject };
 
-export type NotificationEvent = 'attention' | 'succeeded' | 'failed' | 'any_terminal';
+export const NOTIFICATION_EVENTS = [
+  'attention',
+  'reminder',
+  'escalation',
+  'progress',
+  'succeeded',
+  'failed',
+  'abandoned',
+  'any_terminal',
+  'budget_warning',
+] as const;
+export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
+export const NOTIFICATION_CHANNELS = ['webhook', 'slack', 'email', 'packetchat', 'packetphone'] as const;
+export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
+/** Which remote controls a route's recipient is offered: the workspace role they act with. */
+export const NOTIFICATION_ROLES = ['viewer', 'member', 'admin'] as const;
+export type NotificationRole = (typeof NOTIFICATION_ROLES)[number];
 
 export interface NotificationRoute {
+  /** How approval escalations name the route (`escalate.to`); absent routes are known by position. */
+  name?: string;
   on: NotificationEvent[];
-  channel: 'webhook' | 'slack' | 'email';
+  channel: NotificationChannel;
   credential?: string;
   to?: string;
+  /** The role the recipient acts with through the route's controls; `member` by default. */
+  role?: NotificationRole;
 }
 
 export interface WorkerDefinition {
@@ -164,6 +195,9 @@ export const BudgetsSchema: z.ZodType<Budgets> = strict({
   perDeploymentDailyUsd: Usd.optional(),
   perDeployment30DayUsd: Usd.optional(),
   perWorkspaceDailyUsd: Usd.optional(),
+  // No default: a definition that does not say stays as it was written, and so does its digest.
+  onExhausted: z.enum(BUDGET_ON_EXHAUSTED).optional(),
+  requestStepUsd: Usd.optional(),
   actions: z
     .record(z.string(), ActionBudgetSchema)
     .superRefine((actions, ctx) => {
@@ -278,11 +312,14 @@ const TriggersSchema = z
 // ---------------------------------------------------------------------------------------------
 // Notifications
 
+export const ROUTE_NAME_PATTERN = /^[a-z][a-z0-9-]{0,40}$/;
 const NotificationSchema = strict({
-  on: z.array(z.enum(['attention', 'succeeded', 'failed', 'any_terminal'])).min(1),
-  channel: z.enum(['webhook', 'slack', 'email']),
+  name: z.string().regex(ROUTE_NAME_PATTERN, { error: 'a route name starts with a lower-case letter and has only a-z, 0-9 and "-" (at most 41 characters)' }).optional(),
+  on: z.array(z.enum(NOTIFICATION_EVENTS)).min(1),
+  channel: z.enum(NOTIFICATION_CHANNELS),
   credential: CredentialName.optional(),
   to: z.string().min(1).max(2048).optional(),
+  role: z.enum(NOTIFICATION_ROLES).optional(),
 }).superRefine((route, ctx) => {
   for (const dup of duplicates(route.on)) ctx.addIssue({ code: 'custom', path: ['on', dup.index], message: `duplicate event "${dup.value}"` });
   const to = route.to;
@@ -299,6 +336,13 @@ const NotificationSchema = strict({
       if (route.credential === undefined) ctx.addIssue({ code: 'custom', path: ['credential'], message: 'required for a Slack route: the credential holds its token' });
       if (to !== undefined && !normaliseResource('slack_post', to).ok) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be a Slack channel "#name"' });
       break;
+    case 'packetchat':
+    case 'packetphone':
+      if (route.credential === undefined) ctx.addIssue({ code: 'custom', path: ['credential'], message: `required for a ${route.channel} route: the credential holds its endpoint and signing secret` });
+      if (to === undefined || !/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/.test(to)) {
+        ctx.addIssue({ code: 'custom', path: ['to'], message: `a ${route.channel} route needs "to": the ${route.channel === 'packetchat' ? 'thread or channel' : 'recipient'} id (letters, digits and . _ : @ -)` });
+      }
+      break;
     case 'email': {
       const checked = to === undefined ? undefined : normaliseResource('email_send', to);
       if (to === undefined || !checked?.ok || to.startsWith('*')) ctx.addIssue({ code: 'custom', path: ['to'], message: 'an email route needs "to": one email address' });
@@ -306,6 +350,14 @@ const NotificationSchema = strict({
     }
   }
 });
+
+const NotificationsSchema = z
+  .array(NotificationSchema)
+  .max(16)
+  .superRefine((routes, ctx) => {
+    const named = routes.map((route, index) => route.name ?? `#${index}`);
+    for (const dup of duplicates(named)) ctx.addIssue({ code: 'custom', path: [dup.index, 'name'], message: `duplicate route name "${dup.value}" (also notifications[${dup.first}])` });
+  });
 
 // ---------------------------------------------------------------------------------------------
 // The definition
@@ -332,11 +384,12 @@ function definitionSchema(form: DefinitionForm): z.ZodType<WorkerDefinition> {
     bounds: BoundsSchema.prefault({}),
     exit: ExitSchema,
     triggers: TriggersSchema.default([]),
-    notifications: z.array(NotificationSchema).max(16).default([]),
+    notifications: NotificationsSchema.default([]),
     mcp: mcpServersSchema(form).optional(),
   })
     .superRefine((def, ctx) => {
       for (const issue of mcpGrantIssues(def.tools, def.mcp ?? [], form)) ctx.addIssue({ code: 'custom', path: ['tools', ...issue.path], message: issue.message });
+      for (const issue of escalationIssues(def.tools, def.notifications)) ctx.addIssue({ code: 'custom', path: ['tools', ...issue.path], message: issue.message });
     })
     .transform((def) => {
       // Left out when empty, so every definition written before MCP keeps its digest.

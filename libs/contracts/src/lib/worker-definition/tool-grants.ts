@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { ComputerNameSchema } from '../sandbox/computer.v1';
 import { KNOWN_TOOLS, MCP_TOOL, TOOL_NAMES, isKnownTool, verbsDefaultToAll, type ToolName } from './known-tools';
 import { MAX_RESOURCE_LENGTH, normaliseResource } from './resources';
-import type { Approval, ToolGrant } from './schema';
-import { ApprovalSchema, CredentialName, duplicates, strict } from './schema-kit';
+import type { ToolGrant } from './schema';
+import { ApprovalSpecSchema, type ApprovalSpec } from './approval-rules';
+import { CredentialName, duplicates, strict } from './schema-kit';
 
 // Tool grants, shared by the definition and deployment overrides.
 
@@ -44,7 +45,7 @@ const RawGrant = strict({
   // Empty only for tools that take no verbs: a stored definition spells their grant with `verbs: []`.
   verbs: z.array(z.string()).optional(),
   resources: z.array(z.string().max(MAX_RESOURCE_LENGTH)).min(1).max(256).optional(),
-  approval: ApprovalSchema.optional(),
+  approval: ApprovalSpecSchema.optional(),
   credentials: z.array(CredentialName).max(32).optional(),
   computers: z.array(z.string()).max(MAX_GRANT_COMPUTERS).optional(),
 });
@@ -54,7 +55,7 @@ export interface ToolGrantOverride {
   tool: ToolName;
   verbs?: string[];
   resources?: string[];
-  approval?: Approval;
+  approval?: ApprovalSpec;
   credentials?: string[];
   /** Narrows run_command's computers; an empty list leaves the local sandbox only. */
   computers?: string[];

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isTerminal, type ActorRef, type RunView } from '@packetagent/contracts';
 import { ConcurrencyError, PostgresEventStore } from '@packetagent/eventstore';
-import { NotFoundError } from '../../shared/errors';
+import { InvalidTransitionError, NotFoundError } from '../../shared/errors';
 import { Streams } from '../../shared/ids';
 import { releasableRuns } from '../admission.decider';
 import { RunAdmission } from '../run-admission';
@@ -48,7 +48,9 @@ export class StopRunUseCase {
       // Deployment first, then run: the lock order every admission path uses.
       const deployment = (await client.query<DeploymentRow>(lockDeployment, [found.rows[0].deployment_id, command.workspaceId])).rows[0]!;
       const run = (await client.query<RunRow>('SELECT * FROM intake.runs WHERE id = $1 FOR UPDATE', [command.runId])).rows[0]!;
-      if (isTerminal(run.state) || run.stop_requested) return runView(run);
+      // As for pause and resume: asking to stop a finished run is a conflict, not a success that changed nothing.
+      if (isTerminal(run.state)) throw new InvalidTransitionError(`run ${run.id} is ${run.state}; it cannot be stopped`);
+      if (run.stop_requested) return runView(run);
 
       const version = Number(run.stream_version);
       const streamVersion = await this.store.streamVersion(Streams.run(run.id));

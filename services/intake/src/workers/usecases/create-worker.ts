@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { ValidationError, type ActorRef } from '@packetagent/contracts';
 import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
 import { WorkerNameTakenError } from '../../shared/errors';
@@ -38,25 +38,28 @@ export class CreateWorkerUseCase {
     }
   }
 
-  private async create(command: CreateWorker): Promise<{ id: string } | null> {
+  private create(command: CreateWorker): Promise<{ id: string } | null> {
+    return this.store.transaction((client) => this.insertIn(client, command));
+  }
+
+  /** Inside the caller's transaction; null when the workspace already has a worker of that name. */
+  async insertIn(client: PoolClient, command: CreateWorker): Promise<{ id: string } | null> {
     if (!WORKER_NAME.test(command.name)) {
       throw new ValidationError('invalid worker', [{ path: 'name', message: `must match ${WORKER_NAME.source}` }]);
     }
     const id = newId();
-    return this.store.transaction(async (client) => {
-      const inserted = await client.query(
-        `INSERT INTO intake.workers (id, workspace_id, name, description) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (workspace_id, name) DO NOTHING`,
-        [id, command.workspaceId, command.name, command.description],
-      );
-      if (inserted.rowCount === 0) return null;
-      await this.store.append(
-        Streams.worker(id),
-        'no_stream',
-        [{ type: 'worker.created', data: { workerId: id, name: command.name, description: command.description }, actor: command.actor }],
-        { workspaceId: command.workspaceId, client },
-      );
-      return { id };
-    });
+    const inserted = await client.query(
+      `INSERT INTO intake.workers (id, workspace_id, name, description) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (workspace_id, name) DO NOTHING`,
+      [id, command.workspaceId, command.name, command.description],
+    );
+    if (inserted.rowCount === 0) return null;
+    await this.store.append(
+      Streams.worker(id),
+      'no_stream',
+      [{ type: 'worker.created', data: { workerId: id, name: command.name, description: command.description }, actor: command.actor }],
+      { workspaceId: command.workspaceId, client },
+    );
+    return { id };
   }
 }

@@ -34,10 +34,10 @@ export class ReadWorkersUseCase {
   async versions(workspaceId: string, workerId: string): Promise<{ items: Omit<Version, 'definition'>[] }> {
     await this.get(workspaceId, workerId);
     const { rows } = await this.pool.query<VersionRow>(
-      'SELECT worker_id, version, digest, NULL AS definition, created_at FROM intake.versions WHERE worker_id = $1 ORDER BY version DESC',
+      'SELECT worker_id, version, digest, NULL AS definition, NULL AS source_text, NULL AS source_format, created_at FROM intake.versions WHERE worker_id = $1 ORDER BY version DESC',
       [workerId],
     );
-    return { items: rows.map((row) => { const { definition: _omitted, ...rest } = versionView(row); return rest; }) };
+    return { items: rows.map((row) => { const { definition: _omitted, source: _unread, ...rest } = versionView(row); return rest; }) };
   }
 
   async version(workspaceId: string, workerId: string, version: number): Promise<Version> {
