@@ -34,6 +34,15 @@ export class LoginThrottle {
     await Promise.all([recordFailure(this.byEmail, emailKey(email)), recordFailure(this.byIp, ip)]);
   }
 
+  /** For a sign-in that names no e-mail address (a discoverable passkey): the client address alone. */
+  assertClientAllowed(ip: string): Promise<void> {
+    return assertAllowed(this.byIp, ip);
+  }
+
+  clientFailed(ip: string): Promise<void> {
+    return recordFailure(this.byIp, ip);
+  }
+
   async loginSucceeded(email: string): Promise<void> {
     await reset(this.byEmail, emailKey(email));
   }

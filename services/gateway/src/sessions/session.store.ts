@@ -11,6 +11,8 @@ const SessionRecordSchema = z.object({
   /** Password accepted, second factor still owed: the session grants nothing else yet. */
   pendingTotp: z.boolean(),
   createdAt: z.iso.datetime(),
+  /** When the user last proved who they are in this session (sign-in or re-authentication). */
+  authenticatedAt: z.iso.datetime().optional(),
 });
 export type SessionRecord = z.infer<typeof SessionRecordSchema>;
 
@@ -38,9 +40,17 @@ export class SessionStore {
     const sessionId = randomToken(32);
     const csrfToken = randomToken(32);
     const ttlSeconds = pendingTotp ? Math.min(PENDING_TTL_SECONDS, this.options.sessionTtlSeconds) : this.options.sessionTtlSeconds;
-    const record: SessionRecord = { userId, csrfToken, pendingTotp, createdAt: new Date().toISOString() };
+    const now = new Date().toISOString();
+    const record: SessionRecord = { userId, csrfToken, pendingTotp, createdAt: now, authenticatedAt: now };
     await viaRedis('the session store', () => this.redis.set(this.key(sessionId), JSON.stringify(record), 'EX', ttlSeconds));
     return { sessionId, csrfToken, ttlSeconds };
+  }
+
+  /** Records that the user proved who they are again just now; the session keeps its id and expiry. */
+  async markAuthenticated(sessionId: string, record: SessionRecord, at: Date = new Date()): Promise<void> {
+    const updated: SessionRecord = { ...record, authenticatedAt: at.toISOString() };
+    // KEEPTTL: re-authenticating does not lengthen the session; XX: an ended session stays ended.
+    await viaRedis('the session store', () => this.redis.set(this.key(sessionId), JSON.stringify(updated), 'KEEPTTL', 'XX'));
   }
 
   async get(sessionId: string): Promise<SessionRecord | null> {

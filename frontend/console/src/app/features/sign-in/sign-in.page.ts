@@ -4,9 +4,11 @@ import { Router, RouterLink } from '@angular/router';
 import { problemOf } from '../../core/api';
 import { Session } from '../../core/session';
 import { ProblemViewComponent } from '../../shared/problem-view.component';
+import { PasskeySignIn } from './passkey-sign-in';
 import type { Problem } from '../../shared/problem';
+import { ceremonyProblem } from './ceremony-problem';
 
-/** Password, then a TOTP or recovery code when the account has a second factor. */
+/** Password, then a TOTP or recovery code when the account has a second factor; or a passkey, which is both. */
 @Component({
   selector: 'pa-sign-in',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -22,6 +24,11 @@ import type { Problem } from '../../shared/problem';
         <input id="password" name="password" type="password" autocomplete="current-password" required [(ngModel)]="password" />
         <div class="actions"><button type="submit" [disabled]="busy()">Sign in</button></div>
       </form>
+      @if (passkeys.supported) {
+        <div class="actions">
+          <button type="button" (click)="submitPasskey()" [disabled]="busy()">Sign in with a passkey</button>
+        </div>
+      }
     } @else {
       <form (ngSubmit)="submitCode()" aria-label="Second factor">
         <p>This account uses a second factor. Enter the six-digit code from your authenticator app, or a recovery code.</p>
@@ -37,6 +44,7 @@ import type { Problem } from '../../shared/problem';
 export class SignInPage {
   private readonly session = inject(Session);
   private readonly router = inject(Router);
+  protected readonly passkeys = inject(PasskeySignIn);
   readonly next = input<string | undefined>(undefined);
   protected email = '';
   protected password = '';
@@ -54,6 +62,15 @@ export class SignInPage {
     });
   }
 
+  /** With the address typed in, only that account's passkeys are offered; without, any of this site's. */
+  protected async submitPasskey(): Promise<void> {
+    await this.attempt(async () => {
+      await this.passkeys.signIn(this.email.trim() || undefined);
+      this.password = '';
+      await this.proceed();
+    });
+  }
+
   protected async submitCode(): Promise<void> {
     await this.attempt(async () => {
       await this.session.secondFactor(this.code.trim());
@@ -67,7 +84,7 @@ export class SignInPage {
     try {
       await work();
     } catch (error) {
-      this.problem.set(problemOf(error));
+      this.problem.set(ceremonyProblem(error) ?? problemOf(error));
     } finally {
       this.busy.set(false);
     }
