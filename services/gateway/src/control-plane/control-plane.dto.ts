@@ -14,6 +14,8 @@ export const CreateDeploymentBody = z.strictObject({
   overrides: z.record(z.string(), z.unknown()).default({}),
   /** Or the Idempotency-Key header: the same key again answers the deployment it created (200), never a second one. */
   idempotencyKey: z.string().min(1).max(200).optional(),
+  /** Deploy even though the version lacks credentials, providers, tools or computers here (its runs will fail until they exist). */
+  acceptMissing: z.boolean().default(false),
 });
 export class CreateDeploymentDto extends createZodDto(CreateDeploymentBody) {}
 

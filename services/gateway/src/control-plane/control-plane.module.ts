@@ -6,9 +6,10 @@ import { DeploymentsController } from './deployments.controller';
 import { HooksController } from './hooks.controller';
 import { RunsController } from './runs.controller';
 import { WorkersController } from './workers.controller';
+import { ReadinessRoutesModule } from '../readiness/readiness-routes.module';
 
-/** The control-plane routes: workers, versions, deployments, runs, alerts and webhook ingress; each forwards to intake over NATS. */
-@Module({ controllers: [WorkersController, DeploymentsController, RunsController, AlertsController, HooksController] })
+/** The control-plane routes: workers, versions, deployments, runs, alerts and webhook ingress, each forwarding to intake over NATS, with templates and readiness. */
+@Module({ imports: [ReadinessRoutesModule], controllers: [WorkersController, DeploymentsController, RunsController, AlertsController, HooksController] })
 export class ControlPlaneModule {}
 
 /**

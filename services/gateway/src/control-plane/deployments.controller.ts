@@ -1,10 +1,13 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { ZodResponse } from 'nestjs-zod';
 import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { IntakeCommands, type JsonValue } from '@packetagent/contracts';
 import { CommandBus } from '@packetagent/bus';
 import { RequirePermission } from '../access/access.decorators';
+import { DeploymentNotReadyError } from '../readiness/deployment-not-ready.error';
+import { StoredVersionReadiness } from '../readiness/version-readiness';
 import { Principal, type WorkspacePrincipal } from '../access/principal';
 import {
   CreateDeploymentDto,
@@ -14,6 +17,7 @@ import {
   RollbackDto,
   UpdateDeploymentDto,
 } from './control-plane.dto';
+import { ActivationDto, ControlledDeploymentDto, CreatedDeploymentDto, DeploymentDto, DeploymentPageDto } from './control-plane-replies.dto';
 
 /** An Idempotency-Key header is free text: kept to the length a body key may have; an empty one is none. */
 function idempotencyKeyHeader(value: string | undefined): string | null {
@@ -23,7 +27,10 @@ function idempotencyKeyHeader(value: string | undefined): string | null {
 @ApiTags('deployments')
 @Controller('api/v1/workspaces/:ws/deployments')
 export class DeploymentsController {
-  constructor(private readonly bus: CommandBus) {}
+  constructor(
+    private readonly bus: CommandBus,
+    private readonly readiness: StoredVersionReadiness,
+  ) {}
 
   /**
    * Webhook secrets appear in this answer only. With an idempotency key (body or Idempotency-Key
@@ -32,6 +39,7 @@ export class DeploymentsController {
    */
   @Post()
   @RequirePermission('deploy')
+  @ZodResponse({ status: 201, type: CreatedDeploymentDto })
   async create(
     @Principal() who: WorkspacePrincipal,
     @Headers('idempotency-key') headerKey: string | undefined,
@@ -39,6 +47,9 @@ export class DeploymentsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const key = body.idempotencyKey ?? idempotencyKeyHeader(headerKey);
+    // A deployment that cannot run is refused before anything is armed, unless asked for anyway.
+    const { workerName, readiness } = await this.readiness.of(who.workspaceId, body.workerId, body.version ?? null);
+    if (!readiness.ready && !body.acceptMissing) throw new DeploymentNotReadyError(workerName, readiness.missing);
     const result = await this.bus.request(IntakeCommands.createDeployment, {
       workspaceId: who.workspaceId,
       actor: who.actor,
@@ -48,11 +59,12 @@ export class DeploymentsController {
       requestKey: key === null ? null : `api:${key}`,
     });
     reply.status(result.created ? 201 : 200);
-    return result;
+    return { ...result, readiness };
   }
 
   @Get()
   @RequirePermission('inspect')
+  @ZodResponse({ status: 200, type: DeploymentPageDto })
   list(@Principal() who: WorkspacePrincipal, @Query() query: DeploymentsQueryDto) {
     return this.bus.request(IntakeCommands.listDeployments, {
       workspaceId: who.workspaceId,
@@ -64,6 +76,7 @@ export class DeploymentsController {
 
   @Get(':id')
   @RequirePermission('inspect')
+  @ZodResponse({ status: 200, type: DeploymentDto })
   get(@Principal() who: WorkspacePrincipal, @Param('id') id: string) {
     return this.bus.request(IntakeCommands.getDeployment, { workspaceId: who.workspaceId, deploymentId: id });
   }
@@ -71,6 +84,7 @@ export class DeploymentsController {
   @Post(':id/pause')
   @HttpCode(200)
   @RequirePermission('deployment-control')
+  @ZodResponse({ status: 200, type: ControlledDeploymentDto })
   pause(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body() body: DeploymentActionDto) {
     return this.control(who, id, 'pause', body.reason);
   }
@@ -78,6 +92,7 @@ export class DeploymentsController {
   @Post(':id/resume')
   @HttpCode(200)
   @RequirePermission('deployment-control')
+  @ZodResponse({ status: 200, type: ControlledDeploymentDto })
   resume(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body() body: DeploymentActionDto) {
     return this.control(who, id, 'resume', body.reason);
   }
@@ -85,6 +100,7 @@ export class DeploymentsController {
   @Post(':id/revoke')
   @HttpCode(200)
   @RequirePermission('deployment-control')
+  @ZodResponse({ status: 200, type: ControlledDeploymentDto })
   revoke(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body() body: DeploymentActionDto) {
     return this.control(who, id, 'revoke', body.reason);
   }
@@ -92,6 +108,7 @@ export class DeploymentsController {
   @Post(':id/rollback')
   @HttpCode(200)
   @RequirePermission('deployment-control')
+  @ZodResponse({ status: 200, type: ControlledDeploymentDto })
   rollback(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body() body: RollbackDto) {
     return this.control(who, id, 'rollback', body.reason, body.version);
   }
@@ -100,6 +117,7 @@ export class DeploymentsController {
   @Post(':id/update')
   @HttpCode(200)
   @RequirePermission('deployment-control')
+  @ZodResponse({ status: 200, type: ControlledDeploymentDto })
   update(@Principal() who: WorkspacePrincipal, @Param('id') id: string, @Body() body: UpdateDeploymentDto) {
     return this.control(who, id, 'update', body.reason, body.version);
   }
@@ -110,6 +128,7 @@ export class DeploymentsController {
    */
   @Post(':id/runs')
   @RequirePermission('run-control')
+  @ZodResponse({ status: 201, type: ActivationDto })
   async start(
     @Principal() who: WorkspacePrincipal,
     @Param('id') id: string,

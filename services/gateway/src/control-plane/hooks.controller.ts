@@ -1,9 +1,11 @@
 import { Controller, Headers, HttpCode, Param, Post, Req, type RawBodyRequest } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ZodResponse } from 'nestjs-zod';
 import type { FastifyRequest } from 'fastify';
 import { DomainError, IntakeCommands } from '@packetagent/contracts';
 import { CommandBus } from '@packetagent/bus';
 import { Public } from '../access/access.decorators';
+import { ActivationDto } from './control-plane-replies.dto';
 
 export const WEBHOOK_SIGNATURE_HEADER = 'x-packetagent-signature';
 export const WEBHOOK_MAX_BODY_BYTES = 256 * 1024;
@@ -41,6 +43,7 @@ export class HooksController {
   @HttpCode(202)
   @Public()
   @ApiHeader({ name: WEBHOOK_SIGNATURE_HEADER, required: true, description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">' })
+  @ZodResponse({ status: 202, type: ActivationDto })
   deliver(
     @Param('triggerId') triggerId: string,
     @Headers(WEBHOOK_SIGNATURE_HEADER) header: string | undefined,

@@ -1,10 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { ZodResponse } from 'nestjs-zod';
 import { IntakeCommands } from '@packetagent/contracts';
 import { CommandBus } from '@packetagent/bus';
 import { RequirePermission } from '../access/access.decorators';
 import { Principal, type WorkspacePrincipal } from '../access/principal';
 import { RunsQueryDto, StopRunDto } from './control-plane.dto';
+import { RunDto, RunPageDto } from './control-plane-replies.dto';
 
 @ApiTags('runs')
 @Controller('api/v1/workspaces/:ws/runs')
@@ -13,6 +15,7 @@ export class RunsController {
 
   @Get()
   @RequirePermission('inspect')
+  @ZodResponse({ status: 200, type: RunPageDto })
   list(
     @Principal() who: WorkspacePrincipal,
     @Query() query: RunsQueryDto,
@@ -28,6 +31,7 @@ export class RunsController {
 
   @Get(':runId')
   @RequirePermission('inspect')
+  @ZodResponse({ status: 200, type: RunDto })
   get(@Principal() who: WorkspacePrincipal, @Param('runId') runId: string) {
     return this.bus.request(IntakeCommands.getRun, { workspaceId: who.workspaceId, runId });
   }
@@ -36,6 +40,7 @@ export class RunsController {
   @Post(':runId/stop')
   @HttpCode(200)
   @RequirePermission('run-control')
+  @ZodResponse({ status: 200, type: RunDto })
   stop(@Principal() who: WorkspacePrincipal, @Param('runId') runId: string, @Body() body: StopRunDto) {
     return this.bus.request(IntakeCommands.stopRun, { workspaceId: who.workspaceId, actor: who.actor, runId, reason: body.reason ?? null });
   }
@@ -44,6 +49,7 @@ export class RunsController {
   @Post(':runId/pause')
   @HttpCode(200)
   @RequirePermission('run-control')
+  @ZodResponse({ status: 200, type: RunDto })
   pause(@Principal() who: WorkspacePrincipal, @Param('runId') runId: string, @Body() body: StopRunDto) {
     return this.bus.request(IntakeCommands.pauseRun, { workspaceId: who.workspaceId, actor: who.actor, runId, reason: body.reason ?? null });
   }
@@ -51,6 +57,7 @@ export class RunsController {
   @Post(':runId/resume')
   @HttpCode(200)
   @RequirePermission('run-control')
+  @ZodResponse({ status: 200, type: RunDto })
   resume(@Principal() who: WorkspacePrincipal, @Param('runId') runId: string) {
     return this.bus.request(IntakeCommands.resumeRun, { workspaceId: who.workspaceId, actor: who.actor, runId });
   }
