@@ -188,6 +188,12 @@ describe('operations console', () => {
     const runUrl = page.url();
     await page.getByTestId('run-state').getByText('waiting').waitFor({ timeout: 90_000 });
     expect(far.requests).toEqual([]);
+    // What it waits on in words, the approval inline, and the controls a waiting run allows.
+    await page.getByTestId('run-approval').waitFor();
+    expect(await page.getByTestId('waiting-on').textContent()).toContain('approval of slack_post');
+    expect(await page.getByRole('button', { name: 'Pause' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(0);
+    expect(await page.getByTestId('run-meters').textContent()).toMatch(/Steps \(model turns\)\s*\d+ of 6/);
     await check(page, 'run-waiting');
 
     // The run page stays open: the approval happens in another tab, and the first sees the end.
@@ -208,19 +214,30 @@ describe('operations console', () => {
     expect(timeline).toContain('Policy: approval required slack_post');
     expect(timeline).toContain('Effect completed');
     expect(timeline).toContain('Checkpoint');
+    const steps = await page.getByRole('list', { name: /^Run steps over/ }).textContent();
+    expect(steps).toContain('Waiting for approval of slack_post');
+    expect(steps).toContain('Tool call: slack_post');
     await check(page, 'run-succeeded');
     await approvals.close();
   });
 
-  it('shows runs, budgets, audit, computers and administration without accessibility or console errors', async () => {
+  it('shows runs, budgets, notifications, audit, computers and administration without accessibility or console errors', async () => {
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await page.locator('table').getByText('succeeded').waitFor();
+    // Names, duration and cost from the read model, not ids.
+    await page.locator('table').getByText('health-report').first().waitFor();
+    await page.locator('table tbody tr').first().locator('td').nth(5).getByText(/^\$/).waitFor();
     await check(page, 'runs');
 
     await page.getByRole('link', { name: 'Budgets', exact: true }).click();
     await page.getByRole('heading', { name: 'Budgets' }).waitFor();
     await page.locator('pa-state p[role=status]').waitFor({ state: 'detached' });
     await check(page, 'budgets');
+
+    await page.getByRole('link', { name: 'Notifications', exact: true }).click();
+    await page.getByRole('heading', { name: 'Notifications' }).waitFor();
+    await page.locator('pa-state p[role=status]').waitFor({ state: 'detached' });
+    await check(page, 'notifications');
 
     await page.getByRole('link', { name: 'Audit', exact: true }).click();
     await page.getByRole('button', { name: 'Verify now' }).click();

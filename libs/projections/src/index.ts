@@ -14,3 +14,6 @@ export { RUNS_TABLE, runsProjection, evolveRun, type RunPhase } from './lib/proj
 export { RUN_TIMELINE_TABLE, runTimelineProjection, summarizeRunEvent } from './lib/projections/run-timeline.projection';
 export { ATTENTION_TABLE, attentionProjection } from './lib/projections/attention.projection';
 export { BUDGET_USAGE_TABLE, BUDGET_SPEND_TABLE, budgetUsageProjection } from './lib/projections/budget-usage.projection';
+export { readRunFacts, MAX_RUN_FACTS, type RunFacts } from './lib/queries/run-facts';
+export { readRunTrends, TREND_BUCKETS, type RunTrends, type TrendBucket, type TrendPoint } from './lib/queries/run-trends';
+export { readWorkspaceNames, type NamedDeployment, type NamedWorker } from './lib/queries/workspace-names';

@@ -17,10 +17,17 @@ import { Session } from './core/session';
     header select { width: auto; padding: 0.25rem 0.4rem; color: var(--fg); }
     .who { margin-left: auto; display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; }
     .who button { background: transparent; border-color: #fff; color: #fff; padding: 0.25rem 0.7rem; }
+    .who a { color: #fff; }
     nav ul { display: flex; flex-wrap: wrap; gap: 0.25rem; list-style: none; margin: 0; padding: 0.4rem 1rem; border-bottom: 1px solid var(--border); background: var(--panel); }
     nav a { display: inline-block; padding: 0.35rem 0.7rem; border-radius: var(--radius); text-decoration: none; color: var(--fg); }
     nav a.active { background: #fff; border: 1px solid var(--border); font-weight: 600; }
     main { padding: 1.25rem; max-width: 80rem; margin: 0 auto; }
+    @media (max-width: 640px) {
+      header { padding: 0.5rem 0.75rem; gap: 0.4rem 0.75rem; }
+      nav ul { flex-wrap: nowrap; overflow-x: auto; padding: 0.3rem 0.5rem; scrollbar-width: thin; }
+      nav a { white-space: nowrap; padding: 0.3rem 0.55rem; }
+      main { padding: 0.9rem 0.75rem; }
+    }
   `,
   template: `
     <a class="skip" href="#main" (click)="skipToMain($event)">Skip to content</a>
@@ -39,6 +46,7 @@ import { Session } from './core/session';
         }
         <span class="who">
           <span>{{ caller.email ?? 'API key ' + caller.id }}</span>
+          @if (caller.kind === 'user') { <a routerLink="/account">Your account</a> }
           <button type="button" (click)="signOut()">Sign out</button>
         </span>
       }
@@ -65,8 +73,10 @@ export class AppComponent {
   protected readonly links = [
     { path: 'overview', label: 'Overview' },
     { path: 'workers', label: 'Workers' },
+    { path: 'studio', label: 'Studio' },
     { path: 'runs', label: 'Runs' },
     { path: 'approvals', label: 'Approvals' },
+    { path: 'notifications', label: 'Notifications' },
     { path: 'budgets', label: 'Budgets' },
     { path: 'credentials', label: 'Credentials' },
     { path: 'sandbox', label: 'Sandbox' },

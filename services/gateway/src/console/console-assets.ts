@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, normalize, relative as relativePath, resolve, sep } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -19,6 +24,38 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 /** Angular's build names every emitted chunk and stylesheet `<name>-<8 hash chars>.<ext>`. */
 const HASHED = /-[A-Z0-9]{8}\.(?:js|css)$/;
 
+/** Text formats worth compressing; images and fonts are compressed already. */
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.txt', '.svg', '.map']);
+
+/** Smaller files gain less from compression than the header costs. */
+const MIN_COMPRESS_BYTES = 1024;
+
+export type ContentEncoding = 'br' | 'gzip';
+
+/** The encoding to send for an Accept-Encoding header: brotli over gzip, neither when refused (`;q=0`) or absent. */
+export function pickEncoding(acceptEncoding: string | undefined, available: { br: boolean; gzip: boolean }): ContentEncoding | null {
+  const accepted = new Map<string, number>();
+  for (const part of (acceptEncoding ?? '').toLowerCase().split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    if (!name) continue;
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    accepted.set(name.trim(), q === undefined ? 1 : Number(q));
+  }
+  const ok = (name: string) => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0;
+  if (available.br && ok('br')) return 'br';
+  if (available.gzip && ok('gzip')) return 'gzip';
+  return null;
+}
+
+interface AssetFile {
+  body: Buffer;
+  contentType: string;
+  immutable: boolean;
+  compressible: boolean;
+  br: Buffer | null;
+  gzip: Buffer | null;
+}
+
 /** Paths the console never answers: the API and the operational endpoints keep their own 404s. */
 export const RESERVED_PREFIXES = ['/api', '/hooks', '/healthz', '/readyz', '/metrics'] as const;
 
@@ -28,7 +65,7 @@ export function isReservedPath(path: string): boolean {
 }
 
 export type ConsoleAnswer =
-  | { kind: 'file'; body: Buffer; contentType: string; immutable: boolean }
+  | { kind: 'file'; body: Buffer; contentType: string; immutable: boolean; encoding: ContentEncoding | null; vary: boolean }
   | { kind: 'index'; body: string; nonce: string }
   | { kind: 'missing-build'; body: string }
   | { kind: 'not-found' };
@@ -38,11 +75,16 @@ export type ConsoleAnswer =
  * route of the single-page app. The directory is looked up again while no build is found, so
  * building after start-up needs no restart. Files are read once and kept: the build is a few
  * hundred kilobytes and never changes under a running process.
+ *
+ * Text files go out brotli- or gzip-compressed as the browser accepts: the `.br` and `.gz` files
+ * the console's build writes beside each one, or, for a build made without them, copies
+ * compressed once in the background (`warm`) and served uncompressed until they are ready.
  */
 export class ConsoleAssets {
   private root: string | null = null;
   private indexTemplate: string | null = null;
-  private readonly cache = new Map<string, { body: Buffer; contentType: string; immutable: boolean } | null>();
+  private readonly cache = new Map<string, AssetFile | null>();
+  private warming: Promise<void> | null = null;
 
   constructor(private readonly candidates: readonly string[]) {}
 
@@ -53,14 +95,20 @@ export class ConsoleAssets {
     return this.root;
   }
 
-  answer(urlPath: string): ConsoleAnswer {
+  answer(urlPath: string, acceptEncoding?: string): ConsoleAnswer {
     const root = this.directory;
     if (!root) return { kind: 'missing-build', body: missingBuildPage(this.candidates) };
+    // The first answer from a build starts compressing it; the failure of that only means uncompressed answers.
+    if (!this.warming) this.warm().catch(() => (this.warming = null));
     const relative = safeRelativePath(urlPath);
     if (relative === null) return { kind: 'not-found' };
     if (relative !== '' && relative !== 'index.html') {
       const file = this.file(root, relative);
-      if (file) return { kind: 'file', ...file };
+      if (file) {
+        const encoding = pickEncoding(acceptEncoding, { br: file.br !== null, gzip: file.gzip !== null });
+        const body = encoding === 'br' ? file.br! : encoding === 'gzip' ? file.gzip! : file.body;
+        return { kind: 'file', body, contentType: file.contentType, immutable: file.immutable, encoding, vary: file.compressible };
+      }
       // A missing chunk or image is a 404, not the app: a stale tab must not parse HTML as JavaScript.
       if (extname(relative) !== '') return { kind: 'not-found' };
     }
@@ -73,17 +121,52 @@ export class ConsoleAssets {
     return this.indexTemplate;
   }
 
-  private file(root: string, relative: string): { body: Buffer; contentType: string; immutable: boolean } | null {
+  /**
+   * Compresses, in the thread pool, every text file of the build that has no compressed copy
+   * beside it; the event loop is never held up by it. Resolves once all are ready.
+   */
+  warm(): Promise<void> {
+    const root = this.directory;
+    if (!root) return Promise.resolve();
+    this.warming ??= (async () => {
+      for (const relative of listFiles(root)) {
+        const file = this.file(root, relative);
+        if (!file?.compressible || (file.br && file.gzip)) continue;
+        const [br, gz] = await Promise.all([
+          file.br ?? brotli(file.body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: file.body.length } }),
+          file.gzip ?? gzipped(file.body, { level: 9 }),
+        ]);
+        file.br = br;
+        file.gzip = gz;
+      }
+    })();
+    return this.warming;
+  }
+
+  private file(root: string, relative: string): AssetFile | null {
     if (this.cache.has(relative)) return this.cache.get(relative) ?? null;
     const absolute = join(root, relative);
-    let found: { body: Buffer; contentType: string; immutable: boolean } | null = null;
+    let found: AssetFile | null = null;
     if (absolute.startsWith(root + sep) && existsSync(absolute) && statSync(absolute).isFile()) {
-      const contentType = CONTENT_TYPES[extname(relative).toLowerCase()] ?? 'application/octet-stream';
-      found = { body: readFileSync(absolute), contentType, immutable: HASHED.test(relative) };
+      const extension = extname(relative).toLowerCase();
+      const contentType = CONTENT_TYPES[extension] ?? (extension === '.br' || extension === '.gz' ? null : 'application/octet-stream');
+      if (contentType) {
+        const body = readFileSync(absolute);
+        const compressible = COMPRESSIBLE.has(extension) && body.length >= MIN_COMPRESS_BYTES;
+        const sibling = (suffix: string) => (compressible && existsSync(absolute + suffix) ? readFileSync(absolute + suffix) : null);
+        found = { body, contentType, immutable: HASHED.test(relative), compressible, br: sibling('.br'), gzip: sibling('.gz') };
+      }
     }
     this.cache.set(relative, found);
     return found;
   }
+}
+
+/** Every file under `root`, as paths relative to it. */
+function listFiles(root: string): string[] {
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relativePath(root, join(entry.parentPath, entry.name)).split(sep).join('/'));
 }
 
 /** The path inside the build directory, or null when it tries to leave it or is malformed. */

@@ -32,10 +32,12 @@ export class ConsoleController {
   serve(@Req() request: FastifyRequest, @Res() reply: FastifyReply): FastifyReply {
     const path = request.url;
     if (isReservedPath(path)) throw new NotFoundError(`no route for GET ${path.split('?')[0]}`);
-    const answer = this.assets.answer(path);
+    const answer = this.assets.answer(path, request.headers['accept-encoding']);
     reply.headers(SECURITY_HEADERS);
     switch (answer.kind) {
       case 'file':
+        if (answer.encoding) reply.header('content-encoding', answer.encoding);
+        if (answer.vary) reply.header('vary', 'accept-encoding');
         return reply
           .header('cache-control', answer.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
           .header('content-security-policy', consoleCsp(null))

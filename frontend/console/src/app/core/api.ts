@@ -1,5 +1,6 @@
 import { Injectable, signal } from '@angular/core';
 import { toProblem, type Problem } from '../shared/problem';
+import { takePrefetched } from './prefetch';
 
 /** A failed API call, carrying the problem+json answer. */
 export class ApiError extends Error {
@@ -64,7 +65,7 @@ export class ApiClient {
     if (method !== 'GET' && this.csrfToken) headers['x-csrf-token'] = this.csrfToken;
     let response: Response;
     try {
-      response = await fetch(path, { method, headers, body, credentials: 'same-origin' });
+      response = await ((method === 'GET' && takePrefetched(path)) || fetch(path, { method, headers, body, credentials: 'same-origin' }));
     } catch {
       throw new ApiError(toProblem(0, null));
     }

@@ -95,6 +95,14 @@ export function summarizeRunEvent(event: DecodedEvent): { [key: string]: JsonVal
     }
     case 'run.resumed':
       return { reason: (event.data as RunExecutionEventData<'run.resumed'>).reason };
+    case 'run.budget_requested': {
+      const data = event.data as RunExecutionEventData<'run.budget_requested'>;
+      return { attentionId: data.attentionId, requestedUsd: data.requestedUsd, spentUsd: data.spentUsd, limitUsd: data.limitUsd };
+    }
+    case 'run.budget_raised': {
+      const data = event.data as RunExecutionEventData<'run.budget_raised'>;
+      return { attentionId: data.attentionId, raisedUsd: data.raisedUsd, limitUsd: data.limitUsd, approvedBy: data.approvedBy?.id ?? null };
+    }
     case 'run.checkpoint': {
       const data = event.data as RunExecutionEventData<'run.checkpoint'>;
       return { seq: data.seq, phase: data.phase, iteration: data.iteration, toolCalls: data.toolCalls, costUsd: data.costUsd };

@@ -2,6 +2,8 @@ import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/cor
 import { FormsModule } from '@angular/forms';
 import { Router } from '@angular/router';
 import { ApiClient, problemOf } from '../../core/api';
+import { Directory } from '../../core/directory';
+import { NameComponent } from '../../shared/name.component';
 import { Session, type Role } from '../../core/session';
 import { BadgeComponent } from '../../shared/badge.component';
 import { formatTime } from '../../shared/format';
@@ -26,7 +28,7 @@ interface ApiKey {
 @Component({
   selector: 'pa-admin',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [FormsModule, StateViewComponent, ProblemViewComponent, BadgeComponent],
+  imports: [FormsModule, StateViewComponent, ProblemViewComponent, BadgeComponent, NameComponent],
   template: `
     <h1>Administration</h1>
     <section aria-labelledby="keys-heading">
@@ -43,7 +45,7 @@ interface ApiKey {
                       <td>{{ k.name }}</td>
                       <td>{{ k.role }}</td>
                       <td><code>{{ k.prefix }}</code></td>
-                      <td>{{ time(k.createdAt) }}</td>
+                      <td>{{ time(k.createdAt) }}<br /><span class="hint">by <pa-name [of]="names().actor(k.createdBy)" /></span></td>
                       <td>{{ time(k.lastUsedAt) }}</td>
                       <td>{{ k.expiresAt ? time(k.expiresAt) : 'never' }}</td>
                       <td>@if (k.revokedAt) { <pa-badge text="revoked" kind="bad" /> } @else { <pa-badge text="active" kind="ok" /> }</td>
@@ -135,6 +137,8 @@ export class AdminPage {
   private readonly api = inject(ApiClient);
   private readonly router = inject(Router);
   protected readonly session = inject(Session);
+  private readonly directory = inject(Directory);
+  protected readonly names = this.directory.names;
   private readonly base = () => `/api/v1/workspaces/${this.session.workspaceId()}`;
   protected readonly keys = new Loadable(() => this.api.get<{ items: ApiKey[] }>(`${this.base()}/api-keys`));
   protected readonly roles: Role[] = ['viewer', 'member', 'admin', 'owner'];
@@ -154,6 +158,7 @@ export class AdminPage {
   constructor() {
     // Without the admin role the list answers 403: not asked, so the page shows no error for it.
     if (this.session.can('admin')) void this.keys.reload();
+    void this.directory.ensure();
   }
 
   protected issues(path: string): string[] {

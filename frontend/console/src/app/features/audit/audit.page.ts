@@ -1,8 +1,13 @@
 import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
+import { RouterLink } from '@angular/router';
 import { FormsModule } from '@angular/forms';
 import { ApiClient, problemOf } from '../../core/api';
 import { downloadJson } from '../../core/download';
+import { Directory } from '../../core/directory';
 import { Session } from '../../core/session';
+import { formatTime } from '../../shared/format';
+import type { Run } from '../runs/runs.api';
+import type { Page } from '../workers/workers.api';
 import { BadgeComponent } from '../../shared/badge.component';
 import { Loadable } from '../../shared/loadable';
 import type { Problem } from '../../shared/problem';
@@ -20,7 +25,7 @@ interface VerifyReport {
 @Component({
   selector: 'pa-audit',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [FormsModule, StateViewComponent, ProblemViewComponent, BadgeComponent],
+  imports: [FormsModule, RouterLink, StateViewComponent, ProblemViewComponent, BadgeComponent],
   template: `
     <h1>Audit</h1>
     <section aria-labelledby="verify-heading">
@@ -40,7 +45,7 @@ interface VerifyReport {
                   <thead><tr><th scope="col">Stream</th><th scope="col">Version</th><th scope="col">Position</th><th scope="col">Reason</th><th scope="col">Detail</th></tr></thead>
                   <tbody>
                     @for (b of r.breaks; track b.globalPosition + b.stream) {
-                      <tr><td><code>{{ b.stream }}</code></td><td>{{ b.streamVersion }}</td><td>{{ b.globalPosition }}</td><td>{{ b.reason }}</td><td>{{ b.detail }}</td></tr>
+                      <tr><td>@if (runOf(b.stream); as runId) { <a [routerLink]="['/w', ws(), 'runs', runId]">run <code [title]="runId">{{ runId.slice(0, 8) }}…</code></a> } @else { <code>{{ b.stream }}</code> }</td><td>{{ b.streamVersion }}</td><td>{{ b.globalPosition }}</td><td>{{ b.reason }}</td><td>{{ b.detail }}</td></tr>
                     }
                   </tbody>
                 </table>
@@ -54,8 +59,14 @@ interface VerifyReport {
       <h2 id="evidence-heading">Export evidence</h2>
       <p>A digest-bound bundle of one run: its events, policy decisions, approvals, checkpoints and effect receipts. <code>packetagent audit verify-bundle FILE</code> verifies it offline.</p>
       <form (ngSubmit)="exportEvidence()" aria-label="Export a run's evidence">
-        <label for="evidence-run">Run id</label>
-        <input id="evidence-run" name="runId" required [(ngModel)]="runId" autocomplete="off" />
+        <label for="evidence-run">Run</label>
+        <input id="evidence-run" name="runId" required [(ngModel)]="runId" autocomplete="off" list="recent-runs" aria-describedby="evidence-run-hint" />
+        <p class="hint" id="evidence-run-hint">A run id; the list offers the latest runs by worker.</p>
+        <datalist id="recent-runs">
+          @for (r of recent(); track r.id) {
+            <option [value]="r.id">{{ names().worker(r.workerId).label }} · {{ r.state }} · {{ time(r.createdAt) }}</option>
+          }
+        </datalist>
         <div class="actions"><button type="submit" [disabled]="busy()">Download bundle</button></div>
       </form>
       <pa-problem [problem]="problem()" />
@@ -72,6 +83,24 @@ export class AuditPage {
   protected readonly problem = signal<Problem | null>(null);
   protected readonly done = signal<string | null>(null);
   protected runId = '';
+  private readonly directory = inject(Directory);
+  protected readonly names = this.directory.names;
+  protected readonly time = formatTime;
+  /** The latest runs, offered by worker name in the evidence form. */
+  protected readonly recent = signal<Run[]>([]);
+
+  constructor() {
+    void this.directory.ensure();
+    this.api.get<Page<Run>>(`/api/v1/workspaces/${this.ws()}/runs?limit=20`).then(
+      (page) => this.recent.set(page.items),
+      () => undefined,
+    );
+  }
+
+  /** The run a `run-<id>` stream belongs to, null for any other stream. */
+  protected runOf(stream: string): string | null {
+    return stream.startsWith('run-') ? stream.slice(4) : null;
+  }
 
   protected verify(): void {
     this.started.set(true);

@@ -1,6 +1,8 @@
 import { ChangeDetectionStrategy, Component, computed, inject } from '@angular/core';
 import { ApiClient } from '../../core/api';
+import { Directory } from '../../core/directory';
 import { Session } from '../../core/session';
+import { NameComponent } from '../../shared/name.component';
 import { BadgeComponent } from '../../shared/badge.component';
 import { formatBudgetAmount, formatTime } from '../../shared/format';
 import { loadable } from '../../shared/loadable';
@@ -25,7 +27,7 @@ function percent(part: number, whole: number): number {
 @Component({
   selector: 'pa-budgets',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [StateViewComponent, BadgeComponent, BudgetChartComponent],
+  imports: [StateViewComponent, BadgeComponent, BudgetChartComponent, NameComponent],
   template: `
     <h1>Budgets</h1>
     <pa-state [of]="usage" what="budget usage" [empty]="(usage.value()?.scopes?.length ?? 0) === 0" emptyText="No budget scopes yet: they appear when a run first reserves against a limit.">
@@ -38,7 +40,7 @@ function percent(part: number, whole: number): number {
             <tbody>
               @for (s of u.scopes; track s.kind + s.id + s.unit + s.window) {
                 <tr>
-                  <td>{{ s.kind }} <code>{{ s.id }}</code></td>
+                  <td>{{ s.kind }} <pa-name [of]="names().scopeOwner(s.kind, s.id)" /></td>
                   <td>{{ s.unit }}</td>
                   <td>{{ s.window }}</td>
                   <td>{{ amount(s.unit, s.spent) }}</td>
@@ -57,12 +59,18 @@ function percent(part: number, whole: number): number {
 export class BudgetsPage {
   private readonly api = inject(ApiClient);
   private readonly ws = inject(Session).workspaceId;
+  private readonly directory = inject(Directory);
+  protected readonly names = this.directory.names;
+  constructor() {
+    void this.directory.ensure();
+  }
   protected readonly usage = loadable(() => this.api.get<{ asOf: string; scopes: ScopeUsage[] }>(`/api/v1/workspaces/${this.ws()}/budgets`));
   protected readonly bars = computed<BudgetBar[]>(() =>
     (this.usage.value()?.scopes ?? []).map((s) => {
       const spent = percent(s.spent, s.limit);
       const held = Math.min(100 - spent, percent(s.held, s.limit));
-      return { label: `${s.kind} ${s.id.slice(0, 14)} ${s.unit}/${s.window}`, spent, held, left: Math.max(0, 100 - spent - held) };
+      const owner = this.names().scopeOwner(s.kind, s.id);
+      return { label: `${s.kind} ${owner.known ? owner.label : s.id.slice(0, 14)} ${s.unit}/${s.window}`, spent, held, left: Math.max(0, 100 - spent - held) };
     }),
   );
   protected readonly time = formatTime;

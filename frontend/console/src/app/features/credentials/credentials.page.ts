@@ -1,7 +1,9 @@
 import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
 import { FormsModule } from '@angular/forms';
 import { ApiClient, problemOf } from '../../core/api';
+import { Directory } from '../../core/directory';
 import { Session } from '../../core/session';
+import { NameComponent } from '../../shared/name.component';
 import { formatTime } from '../../shared/format';
 import { loadable } from '../../shared/loadable';
 import { issuesByPath, type Problem } from '../../shared/problem';
@@ -20,7 +22,7 @@ interface CredentialMetadata {
 @Component({
   selector: 'pa-credentials',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [FormsModule, StateViewComponent, ProblemViewComponent],
+  imports: [FormsModule, StateViewComponent, ProblemViewComponent, NameComponent],
   template: `
     <h1>Credentials</h1>
     <pa-state [of]="list" what="credentials" [empty]="(list.value()?.items?.length ?? 0) === 0" emptyText="No credentials stored.">
@@ -34,7 +36,7 @@ interface CredentialMetadata {
                   <td><code>{{ c.name }}</code></td>
                   <td>{{ c.version }}</td>
                   <td><code>{{ c.keyId }}</code></td>
-                  <td>{{ c.createdBy.kind }} {{ c.createdBy.id }}</td>
+                  <td><pa-name [of]="names().actor(c.createdBy)" /></td>
                   <td>{{ time(c.createdAt) }}</td>
                   @if (session.can('admin')) {
                     <td><button type="button" class="danger" (click)="remove(c.name)" [disabled]="busy()" [attr.aria-label]="'Delete credential ' + c.name">Delete</button></td>
@@ -68,6 +70,11 @@ interface CredentialMetadata {
 export class CredentialsPage {
   private readonly api = inject(ApiClient);
   protected readonly session = inject(Session);
+  private readonly directory = inject(Directory);
+  protected readonly names = this.directory.names;
+  constructor() {
+    void this.directory.ensure();
+  }
   private readonly base = () => `/api/v1/workspaces/${this.session.workspaceId()}/credentials`;
   protected readonly list = loadable(() => this.api.get<{ items: CredentialMetadata[] }>(this.base()));
   protected name = '';

@@ -6,7 +6,7 @@ import { downloadJson } from '../../core/download';
 import { LiveStream, type LiveStatus } from '../../core/live-stream';
 import { Session } from '../../core/session';
 import { BadgeComponent } from '../../shared/badge.component';
-import { formatTime, formatUsd, isActiveRunState, prettyJson } from '../../shared/format';
+import { formatTime, formatUsd, isActiveRunState } from '../../shared/format';
 import { loadable } from '../../shared/loadable';
 import { describeProblem, type Problem } from '../../shared/problem';
 import { ProblemViewComponent } from '../../shared/problem-view.component';
@@ -17,6 +17,15 @@ import type { EndRunResult, ReleaseRunResult, Run, RunSummary, RunSupervision } 
 import { RunMigrationComponent } from './run-migration.component';
 import { ExecLogComponent } from '../sandbox/exec-log.component';
 import { commandCalls } from './run-commands';
+import { Directory } from '../../core/directory';
+import { MeterComponent } from '../../shared/meter.component';
+import { NameComponent } from '../../shared/name.component';
+import type { Attention } from '../approvals/attention-facts';
+import { RunApprovalComponent } from './run-approval.component';
+import { describeWait, isAnswerable, runControls } from './run-controls';
+import { runMeters } from './run-meters';
+import { buildWaterfall } from './waterfall';
+import { WaterfallComponent } from './waterfall.component';
 
 const POLL_MS = 2_000;
 
@@ -24,7 +33,19 @@ const POLL_MS = 2_000;
 @Component({
   selector: 'pa-run',
   changeDetection: ChangeDetectionStrategy.OnPush,
-  imports: [FormsModule, RouterLink, StateViewComponent, ProblemViewComponent, BadgeComponent, RunMigrationComponent, ExecLogComponent],
+  imports: [
+    FormsModule,
+    RouterLink,
+    StateViewComponent,
+    ProblemViewComponent,
+    BadgeComponent,
+    RunMigrationComponent,
+    ExecLogComponent,
+    NameComponent,
+    MeterComponent,
+    RunApprovalComponent,
+    WaterfallComponent,
+  ],
   styles: `
     ol.timeline { list-style: none; padding: 0; margin: 0; border-left: 3px solid var(--border); }
     ol.timeline li { margin: 0 0 0.6rem 0; padding: 0.4rem 0.75rem; position: relative; }
@@ -35,10 +56,12 @@ const POLL_MS = 2_000;
     .at { color: var(--muted); font-size: 0.8rem; }
     .live { font-size: 0.85rem; }
     section.quarantine { border-left: 3px solid var(--bad); padding: 0.25rem 0.75rem; margin: 0.75rem 0; }
+    h1 .named-id { font-weight: 400; }
+    .controls input { flex: 1 1 12rem; max-width: 20rem; }
   `,
   template: `
     <p><a [routerLink]="['/w', ws(), 'runs']">← Runs</a></p>
-    <h1>Run <code>{{ runId() }}</code></h1>
+    <h1>@if (summary.value(); as s) {Run of {{ s.workerName }} } @else {Run }<code class="named-id" [title]="runId()">{{ runId() }}</code></h1>
     <pa-state [of]="run" what="the run">
       @if (run.value(); as r) {
         <p>
@@ -46,25 +69,32 @@ const POLL_MS = 2_000;
           @if (r.hold) { <span class="hint"> held: {{ r.hold }}</span> }
           @if (r.stopRequested) { <span class="hint"> stop requested</span> }
           @if (r.pauseRequested) { <span class="hint"> pause requested</span> }
+          @if (waitText(); as w) { <span data-testid="waiting-on"> waiting on {{ w }}</span> }
         </p>
         <dl class="facts">
-          <dt>Deployment</dt><dd><code>{{ r.deploymentId }}</code> (version {{ r.version }})</dd>
+          <dt>Worker</dt><dd><a [routerLink]="['/w', ws(), 'workers', r.workerId]"><pa-name [of]="names().worker(r.workerId, summary.value()?.workerName)" /></a></dd>
+          <dt>Deployment</dt><dd><pa-name [of]="names().deployment(r.deploymentId)" [showId]="true" /> (version {{ r.version }})</dd>
           <dt>Source</dt><dd>{{ r.source }}</dd>
           <dt>Created</dt><dd>{{ time(r.createdAt) }}</dd>
           <dt>Updated</dt><dd>{{ time(r.updatedAt) }}</dd>
           <dt>Cost (from model turns)</dt><dd data-testid="run-cost">{{ usd(cost()) }}</dd>
+          <dt>Notifications</dt><dd><a [routerLink]="['/w', ws(), 'notifications']" [queryParams]="{ runId: r.id }">Messages sent about this run</a></dd>
         </dl>
-        @if (session.can('run-control') && active()) {
-          <div class="actions">
-            <label class="visually-hidden" for="control-reason">Reason</label>
-            <input id="control-reason" name="reason" placeholder="reason (optional)" [(ngModel)]="reason" />
-            <button type="button" class="danger" (click)="control('stop')" [disabled]="busy()">Stop</button>
-            @if (r.state === 'running' || r.state === 'queued') {
-              <button type="button" class="secondary" (click)="control('pause')" [disabled]="busy()">Pause</button>
+        @if (approval.value(); as a) {
+          @if (a.state === 'open' && r.state === 'waiting') {
+            <pa-run-approval [attention]="a" [ws]="ws()" (answered)="onAnswered()" />
+          }
+        }
+        @let c = controls();
+        @if (session.can('run-control') && (c.stop || c.pause || c.resume)) {
+          <div class="actions controls">
+            @if (c.stop || c.pause) {
+              <label class="visually-hidden" for="control-reason">Reason</label>
+              <input id="control-reason" name="reason" placeholder="reason (optional)" [(ngModel)]="reason" />
             }
-            @if (r.pauseRequested || r.state === 'waiting') {
-              <button type="button" class="secondary" (click)="control('resume')" [disabled]="busy()">Resume</button>
-            }
+            @if (c.stop) { <button type="button" class="danger" (click)="control('stop')" [disabled]="busy()">Stop</button> }
+            @if (c.pause) { <button type="button" class="secondary" (click)="control('pause')" [disabled]="busy()">Pause</button> }
+            @if (c.resume) { <button type="button" class="secondary" (click)="control('resume')" [disabled]="busy()">Resume</button> }
           </div>
         }
         <pa-problem [problem]="controlProblem()" />
@@ -107,16 +137,29 @@ const POLL_MS = 2_000;
             <dt>Tool calls</dt><dd>{{ s.toolCalls }}</dd>
             <dt>Cost</dt><dd>{{ usd(s.costUsd) }}</dd>
             @if (s.model) { <dt>Model</dt><dd>{{ s.model.provider }}/{{ s.model.model }}@if (s.model.scripted) { (scripted)}</dd> }
-            @if (s.waitingOn) { <dt>Waiting on</dt><dd><a [routerLink]="['/w', ws(), 'approvals']">{{ s.waitingOn }}</a></dd> }
+            @if (s.waitingOn; as w) {
+              <dt>Waiting on</dt>
+              <dd>@if (answerable()) { <a [routerLink]="['/w', ws(), 'approvals']" [fragment]="'req-' + w.attentionId">{{ waitText() }}</a> } @else { {{ waitText() }} }</dd>
+            }
             @if (s.lastCheckpoint) { <dt>Last checkpoint</dt><dd>#{{ s.lastCheckpoint.seq }} at {{ time(s.lastCheckpoint.at) }}, <code>{{ s.lastCheckpoint.digest.slice(0, 16) }}</code></dd> }
             @if (s.outcome) { <dt>Outcome</dt><dd>{{ s.outcome.type }}@if (s.outcome.reason) { — {{ s.outcome.reason }}}@if (s.outcome.detail) { — {{ s.outcome.detail }}}</dd> }
-            <dt>Bounds</dt><dd><code>{{ json(s.bounds) }}</code></dd>
-            <dt>Remaining</dt><dd><code>{{ json(s.remaining) }}</code></dd>
             <dt>Started</dt><dd>{{ time(s.startedAt) }}</dd>
             <dt>Ended</dt><dd>{{ time(s.endedAt) }}</dd>
           </dl>
+          @if (meters().length) {
+            <h3>Bounds used</h3>
+            <div class="meters" data-testid="run-meters">
+              @for (m of meters(); track m.label) { <pa-meter [label]="m.label" [text]="m.text" [ratio]="m.ratio" /> }
+            </div>
+          }
         }
       </pa-state>
+    </section>
+
+    <section aria-labelledby="steps-heading">
+      <h2 id="steps-heading">Steps</h2>
+      <p class="hint">Each step of the run on its time axis: model calls (with their cost), tool calls, approvals and other waits.</p>
+      <pa-waterfall [of]="waterfall()" />
     </section>
 
     <section aria-labelledby="timeline-heading">
@@ -158,6 +201,8 @@ export class RunPage implements OnInit {
   private readonly api = inject(ApiClient);
   protected readonly session = inject(Session);
   private readonly destroyRef = inject(DestroyRef);
+  private readonly directory = inject(Directory);
+  protected readonly names = this.directory.names;
   readonly runId = input.required<string>();
   protected readonly ws = this.session.workspaceId;
   private readonly base = () => `/api/v1/workspaces/${this.ws()}/runs/${encodeURIComponent(this.runId())}`;
@@ -176,6 +221,30 @@ export class RunPage implements OnInit {
   protected readonly calls = computed(() => commandCalls(this.runId(), this.events()));
   protected readonly cost = computed(() => totalCost(this.events()));
   protected readonly active = computed(() => isActiveRunState(this.run.value()?.state ?? 'queued'));
+  /** The attention record a waiting run needs answered, when it waits on one. */
+  protected readonly approval = loadable(() => {
+    const id = this.summary.value()?.waitingOn?.attentionId;
+    return id ? this.api.get<Attention>(`/api/v1/workspaces/${this.ws()}/attention/${encodeURIComponent(id)}`) : Promise.resolve(null);
+  }, false);
+  private approvalFor: string | null = null;
+  protected readonly waitingOn = computed(() => (this.run.value()?.state === 'waiting' ? (this.summary.value()?.waitingOn ?? null) : null));
+  protected readonly answerable = computed(() => isAnswerable(this.waitingOn()));
+  protected readonly waitText = computed(() => {
+    const waiting = this.waitingOn();
+    const attention = this.approval.value();
+    return waiting ? describeWait(waiting, attention && attention.id === waiting.attentionId ? attention : null) : null;
+  });
+  protected readonly controls = computed(() => {
+    const run = this.run.value();
+    return run ? runControls(run, this.waitingOn()) : { stop: false, pause: false, resume: false };
+  });
+  /** Ticks while the run is active, so wall time and open steps move. */
+  protected readonly now = signal(Date.now());
+  protected readonly meters = computed(() => {
+    const summary = this.summary.value();
+    return summary ? runMeters(summary, this.events(), this.now()) : [];
+  });
+  protected readonly waterfall = computed(() => buildWaterfall(this.events(), this.now()));
   protected readonly live = signal<LiveStatus>('connecting');
   protected readonly liveProblem = signal<Problem | null>(null);
   protected readonly timelineProblem = signal<Problem | null>(null);
@@ -200,7 +269,6 @@ export class RunPage implements OnInit {
   protected reason = '';
   protected readonly time = formatTime;
   protected readonly usd = formatUsd;
-  protected readonly json = prettyJson;
   protected readonly describe = (p: Problem) => describeProblem(p, 'GET …/runs/{runId}/events');
   private stream: LiveStream | null = null;
   private pollTimer: ReturnType<typeof setTimeout> | null = null;
@@ -210,17 +278,37 @@ export class RunPage implements OnInit {
   private destroyed = false;
 
   ngOnInit(): void {
+    const ticker = setInterval(() => {
+      if (this.active()) this.now.set(Date.now());
+    }, 1_000);
     this.destroyRef.onDestroy(() => {
       this.destroyed = true;
+      clearInterval(ticker);
       this.stream?.stop();
       if (this.pollTimer) clearTimeout(this.pollTimer);
       if (this.refreshTimer) clearTimeout(this.refreshTimer);
     });
+    void this.directory.ensure();
     void this.start();
   }
 
+  /** The attention the summary names, asked for again only when it names another one. */
+  private async refreshApproval(): Promise<void> {
+    const id = this.summary.value()?.waitingOn?.attentionId ?? null;
+    if (id === this.approvalFor && this.approval.status() !== 'loading') return;
+    this.approvalFor = id;
+    await this.approval.reload(true);
+  }
+
+  /** Answered inline: the run resumes, and its header, summary and timeline follow. */
+  protected async onAnswered(): Promise<void> {
+    this.approvalFor = null;
+    await Promise.all([this.run.reload(true), this.summary.reload(true), this.catchUp()]);
+    await this.refreshApproval();
+  }
+
   private async start(): Promise<void> {
-    await Promise.all([this.run.reload(), this.summary.reload(), this.supervision.reload(), this.catchUp()]);
+    await Promise.all([this.run.reload(), this.summary.reload().then(() => this.refreshApproval()), this.supervision.reload(), this.catchUp()]);
     if (this.destroyed || !this.active()) return;
     const last = this.events().at(-1)?.position;
     this.stream = new LiveStream({
@@ -274,7 +362,8 @@ export class RunPage implements OnInit {
     if (this.refreshTimer) return;
     this.refreshTimer = setTimeout(async () => {
       this.refreshTimer = null;
-      await Promise.all([this.run.reload(true), this.summary.reload(true), this.supervision.reload(true)]);
+      await Promise.all([this.run.reload(true), this.summary.reload(true).then(() => this.refreshApproval()), this.supervision.reload(true)]);
+      this.now.set(Date.now());
       if (!this.active()) {
         this.stream?.stop();
         void this.settleSummary();
@@ -299,7 +388,7 @@ export class RunPage implements OnInit {
   private poll(): void {
     if (this.destroyed) return;
     this.pollTimer = setTimeout(async () => {
-      await Promise.all([this.catchUp(), this.run.reload(true), this.summary.reload(true)]);
+      await Promise.all([this.catchUp(), this.run.reload(true), this.summary.reload(true).then(() => this.refreshApproval())]);
       if (this.active()) this.poll();
       else void this.settleSummary();
     }, POLL_MS);

@@ -27,15 +27,29 @@ export interface RunSummary {
   iteration: number;
   toolCalls: number;
   costUsd: number;
-  bounds: Record<string, unknown> | null;
-  remaining: Record<string, unknown> | null;
-  waitingOn: string | null;
+  bounds: { maxWallSeconds: number; maxIterations: number; maxToolCalls: number; maxCostUsd: number | null } | null;
+  remaining: { iterations: number; toolCalls: number; costUsd: number | null; wallSeconds: number } | null;
+  /** What a waiting run waits on (WAIT_REASONS of libs/contracts run.events.v1.ts), and the attention record that answers it. */
+  waitingOn: { reason: string; attentionId: string | null } | null;
   lastCheckpoint: { seq: number; digest: string; at: string } | null;
   outcome: { type: string; reason: string | null; detail: string | null } | null;
   model: { provider: string; model: string; scripted: boolean } | null;
   createdAt: string;
   startedAt: string | null;
   endedAt: string | null;
+}
+
+/** GET /workspaces/{ws}/run-facts?ids=...: what the runs list shows beside intake's fields. */
+export interface RunFacts {
+  runId: string;
+  workerId: string;
+  workerName: string;
+  deploymentId: string;
+  version: number;
+  costUsd: number;
+  startedAt: string | null;
+  endedAt: string | null;
+  durationMs: number;
 }
 
 /** GET /runs/{id}/supervision, served by the supervisor: its hold on the run. */

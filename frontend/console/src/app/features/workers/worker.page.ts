@@ -5,7 +5,8 @@ import { ApiClient, problemOf } from '../../core/api';
 import { Session } from '../../core/session';
 import { BadgeComponent } from '../../shared/badge.component';
 import { canonicalText, diffLines, type DiffLine } from '../../shared/diff';
-import { formatTime, prettyJson, randomKey } from '../../shared/format';
+import { definitionText } from './definition-text';
+import { formatTime, randomKey } from '../../shared/format';
 import { loadable } from '../../shared/loadable';
 import type { Problem } from '../../shared/problem';
 import { ProblemViewComponent } from '../../shared/problem-view.component';
@@ -230,7 +231,7 @@ export class WorkerPage implements OnInit {
       this.diffFrom.set(this.versions.value()?.items.at(-2)?.version ?? latest.version);
       try {
         const version = await this.api.get<Version>(`${this.base()}/workers/${this.workerId()}/versions/${latest.version}`);
-        if (!this.source()) this.source.set(prettyJson(version.definition));
+        if (!this.source()) this.source.set(definitionText(version));
       } catch (error) {
         this.saveProblem.set(problemOf(error));
       }

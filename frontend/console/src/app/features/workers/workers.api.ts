@@ -16,6 +16,8 @@ export interface VersionSummary {
 
 export interface Version extends VersionSummary {
   definition: unknown;
+  /** The document as it was written (comments and key order kept); null for versions made before sources were kept. */
+  source?: { format: 'json' | 'yaml'; text: string } | null;
 }
 
 export interface Deployment {

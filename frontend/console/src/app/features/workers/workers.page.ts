@@ -16,6 +16,9 @@ import type { Page, WorkerSummary } from './workers.api';
   imports: [FormsModule, RouterLink, StateViewComponent, ProblemViewComponent],
   template: `
     <h1>Workers</h1>
+    @if (session.can('author')) {
+      <p><a class="button" [routerLink]="['/w', session.workspaceId(), 'studio']">New worker</a> <span class="hint">from a template or a description, in the creation studio</span></p>
+    }
     <pa-state [of]="workers" what="workers" [empty]="(workers.value()?.items?.length ?? 0) === 0" emptyText="No workers yet. Create one below, then add its definition as a first version.">
       @if (workers.value(); as page) {
         <div class="table-wrap" tabindex="0">
