@@ -9,7 +9,7 @@ import { ROOT } from './install.mjs';
 
 const { transformFile } = await import('@swc/core');
 const OUT = join(ROOT, 'dist');
-const SOURCES = ['libs/contracts/src', 'libs/bus/src', 'libs/telemetry/src', 'libs/eventstore/src', 'libs/providers/src', 'libs/tools/src', 'libs/projections/src', 'services/supervisor/src', 'services/projector/src', 'services/intake/src', 'services/scheduler/src', 'services/gateway/src', 'services/policy/src', 'services/budget/src', 'services/vault/src', 'services/sandbox/src', 'services/all-in-one/src', 'tools/cli/src'];
+const SOURCES = ['libs/contracts/src', 'libs/bus/src', 'libs/telemetry/src', 'libs/eventstore/src', 'libs/providers/src', 'libs/tools/src', 'libs/projections/src', 'services/supervisor/src', 'services/projector/src', 'services/intake/src', 'services/scheduler/src', 'services/gateway/src', 'services/policy/src', 'services/budget/src', 'services/vault/src', 'services/sandbox/src', 'services/notifications/src', 'services/all-in-one/src', 'tools/cli/src'];
 const { compilerOptions } = JSON.parse(readFileSync(join(ROOT, 'tsconfig.base.json'), 'utf8'));
 
 function* walk(dir) {

@@ -13,8 +13,10 @@ const NEEDS = [
   { what: 'bubblewrap (the sandbox run_command runs in)', present: () => existsSync('/usr/bin/bwrap'), pkg: 'bubblewrap' },
   { what: 'OpenSSH server (the computers tests run their own sshd)', present: () => existsSync('/usr/sbin/sshd'), pkg: 'openssh-server' },
   { what: 'OpenSSH client (the computers benchmark compares against ssh)', present: () => existsSync('/usr/bin/ssh'), pkg: 'openssh-client' },
+  { what: 'OpenSSL (the notification tests make a test CA for their SMTP and HTTPS peers)', present: () => onPath('openssl'), pkg: 'openssl' },
   { what: 'nats-server', present: () => onPath('nats-server'), pkg: 'nats-server' },
   { what: 'redis-server', present: () => onPath('redis-server'), pkg: 'redis-server' },
+  { what: 'promtool (the metrics test checks the /metrics exposition with it)', present: () => onPath('promtool'), pkg: 'prometheus' },
 ];
 
 /** Installs what is missing, or stops with the command that would. Packages in `skip` are not needed this time. */

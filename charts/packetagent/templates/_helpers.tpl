@@ -214,7 +214,7 @@ Checks of values that the schema cannot express.
 {{- if and .Values.autoscaling.enabled (not (dig "requests" "cpu" "" (.Values.resources | default dict))) }}
 {{- fail "autoscaling scales on CPU utilisation and needs resources.requests.cpu" }}
 {{- end }}
-{{- range $name := list "PACKETAGENT_GRANT_SIGNING_KEY" "PACKETAGENT_MASTER_KEY" "PACKETAGENT_MASTER_KEY_FILE" "PACKETAGENT_SETUP_TOKEN" "PACKETAGENT_DATABASE_URL" "PACKETAGENT_NATS_URL" "PACKETAGENT_REDIS_URL" "PACKETAGENT_GRPC_TLS_CERT_FILE" "PACKETAGENT_GRPC_TLS_KEY_FILE" }}
+{{- range $name := list "PACKETAGENT_GRANT_SIGNING_KEY" "PACKETAGENT_CALLBACK_SIGNING_KEY" "PACKETAGENT_MASTER_KEY" "PACKETAGENT_MASTER_KEY_FILE" "PACKETAGENT_SETUP_TOKEN" "PACKETAGENT_DATABASE_URL" "PACKETAGENT_NATS_URL" "PACKETAGENT_REDIS_URL" "PACKETAGENT_GRPC_TLS_CERT_FILE" "PACKETAGENT_GRPC_TLS_KEY_FILE" }}
 {{- if hasKey $.Values.config $name }}
 {{- fail (printf "config.%s must not be set: it holds a credential or a key, or the chart sets it from a Secret (grantSigning, masterKey, setup, database, nats, redis, grpc.tls), and the ConfigMap is no place for secrets" $name) }}
 {{- end }}

@@ -18,6 +18,8 @@ export * from './lib/projector';
 export * from './lib/payloads';
 export * from './lib/sandbox';
 export * from './lib/packetade';
+export * from './lib/notifications';
+export * from './lib/templates';
 // Intake's activation-input reference shares the name inside its own module; this is the one
 // event readers resolve.
 export { PayloadRefSchema } from './lib/payloads';

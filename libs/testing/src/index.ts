@@ -7,3 +7,6 @@ export * from './lib/processes';
 export * from './lib/http';
 export * from './lib/sshd';
 export * from './lib/oauth-mcp-server';
+export * from './lib/test-certificate-authority';
+export * from './lib/smtp-server';
+export * from './lib/slack-api';

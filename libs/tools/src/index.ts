@@ -22,3 +22,6 @@ export type {
   ToolSpec,
   ToolsConfig,
 } from './lib/tool.types';
+export { sendSmtpMail, type SmtpMessage, type SmtpSendRequest, type SmtpSent } from './lib/mail/send-smtp-mail';
+export { parseSmtpConfig, SmtpConfigSchema, type SmtpConfig } from './lib/mail/smtp-config';
+export { SmtpError, type SmtpErrorCode } from './lib/mail/smtp-error';

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { configureGatewayApp, PacketAdeGrpcHealth, packetAdeGrpcOptions, registerControlPlaneParsers } from '@packetagent/gateway';
+import { configureGatewayApp, PacketAdeGrpcHealth, packetAdeGrpcOptions, registerControlPlaneParsers, withFrameworkErrorAnswers } from '@packetagent/gateway';
 import { AppModule, type Log } from './app.module';
 import type { Env } from './env';
 
@@ -12,7 +12,7 @@ import type { Env } from './env';
 export async function createApp(env: Env, logger: LoggerService, log: Log): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(env, log),
-    new FastifyAdapter({ bodyLimit: env.PACKETAGENT_HTTP_BODY_LIMIT_BYTES, trustProxy: env.PACKETAGENT_TRUST_PROXY }),
+    new FastifyAdapter(withFrameworkErrorAnswers({ bodyLimit: env.PACKETAGENT_HTTP_BODY_LIMIT_BYTES, trustProxy: env.PACKETAGENT_TRUST_PROXY })),
     // rawBody keeps the exact bytes of JSON bodies: webhook signatures are checked over them.
     { logger, rawBody: true, abortOnError: false },
   );

@@ -9,7 +9,7 @@ import { AuditRoutesModule, LiveRoutesModule } from '@packetagent/gateway';
 import { OperationsRoutesModule } from '@packetagent/gateway';
 import { MigrationRoutesModule } from '@packetagent/gateway';
 import { SupervisionRoutesModule } from '@packetagent/gateway';
-import { ComputersRoutesModule, PacketAdeRoutesModule, SandboxRoutesModule } from '@packetagent/gateway';
+import { ComputersRoutesModule, NotificationsRoutesModule, PacketAdeRoutesModule, SandboxRoutesModule } from '@packetagent/gateway';
 import { ProjectorModule } from '@packetagent/projector';
 import { IntakeModule } from '@packetagent/intake';
 import { PolicyModule } from '@packetagent/policy';
@@ -18,6 +18,8 @@ import { SupervisorModule } from '@packetagent/supervisor';
 import { CrashAfterAppend } from './testing/crash-after-append';
 import { VaultModule } from '@packetagent/vault';
 import { SandboxModule } from '@packetagent/sandbox';
+import { NotificationsModule } from '@packetagent/notifications';
+import { callbackSigningKey } from './callback-signing-key';
 import { eventRegistry } from './event-registry';
 import type { Env } from './env';
 import { HealthController } from './health/health.controller';
@@ -85,6 +87,7 @@ export class AppModule {
           maxConnectionsPerWorkspace: env.PACKETAGENT_SSE_MAX_CONNECTIONS_PER_WORKSPACE,
         }),
         OperationsRoutesModule,
+        NotificationsRoutesModule,
         MigrationRoutesModule,
         SupervisionRoutesModule,
         SandboxRoutesModule.forRoot({ heartbeatMs: env.PACKETAGENT_SSE_HEARTBEAT_MS, maxStreamsPerWorkspace: env.PACKETAGENT_SSE_MAX_CONNECTIONS_PER_WORKSPACE }),
@@ -123,6 +126,20 @@ export class AppModule {
           docker: { ...(env.PACKETAGENT_SANDBOX_DOCKER_HOST ? { host: env.PACKETAGENT_SANDBOX_DOCKER_HOST } : {}), image: env.PACKETAGENT_SANDBOX_DOCKER_IMAGE },
           chromiumPath: env.PACKETAGENT_CHROMIUM,
           computers: { probeIntervalMs: env.PACKETAGENT_COMPUTER_PROBE_INTERVAL_MS, staleAfterMs: env.PACKETAGENT_COMPUTER_STALE_AFTER_MS, connectTimeoutMs: env.PACKETAGENT_COMPUTER_CONNECT_TIMEOUT_MS },
+          log,
+        }),
+        NotificationsModule.forRoot({
+          callbackSigningKey: callbackSigningKey(env.PACKETAGENT_CALLBACK_SIGNING_KEY, env.PACKETAGENT_GRANT_SIGNING_KEY, env.PACKETAGENT_DATA_DIR),
+          publicUrl: env.PACKETAGENT_PUBLIC_URL ?? `http://127.0.0.1:${env.PACKETAGENT_PORT}`,
+          callbackTtlSeconds: env.PACKETAGENT_NOTIFY_CALLBACK_TTL_SECONDS,
+          deliveryTtlSeconds: env.PACKETAGENT_NOTIFY_DELIVERY_TTL_SECONDS,
+          retryBaseMs: env.PACKETAGENT_NOTIFY_RETRY_BASE_MS,
+          retryMaxMs: env.PACKETAGENT_NOTIFY_RETRY_MAX_MS,
+          leaseMs: env.PACKETAGENT_NOTIFY_LEASE_MS,
+          attemptTimeoutMs: env.PACKETAGENT_NOTIFY_ATTEMPT_TIMEOUT_MS,
+          concurrency: env.PACKETAGENT_NOTIFY_CONCURRENCY,
+          credentialCacheSeconds: env.PACKETAGENT_NOTIFY_CREDENTIAL_CACHE_SECONDS,
+          allowPrivate: commaList(env.PACKETAGENT_HTTP_ALLOW_PRIVATE),
           log,
         }),
         SchedulerModule.forRoot({

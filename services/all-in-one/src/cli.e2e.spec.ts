@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CommandBus } from '@packetagent/bus';
@@ -53,8 +53,14 @@ describe('packetagent CLI against the running app', () => {
     const again = await cli(['worker', 'apply', '-f', 'examples/release-audit.worker.yaml']);
     expect(again.stdout).toMatch(/unchanged/);
 
-    const deployed = await cli(['deploy', 'release-audit']);
+    const refused = await cli(['deploy', 'release-audit']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: worker release-audit cannot run here yet, \d+ missing \(deploy with --accept-missing/);
+    expect(refused.stderr).toMatch(/^ {2}credential slack_release_channel: /m);
+
+    const deployed = await cli(['deploy', 'release-audit', '--accept-missing']);
     expect(deployed.code).toBe(0);
+    expect(deployed.stdout).toMatch(/^not ready: \d+ missing; its runs fail until these exist:$/m);
     const deploymentId = /^deployment (\S+)/m.exec(deployed.stdout)![1]!;
     expect(deployed.stdout).toMatch(/webhook trg_[0-9a-f]{24}: .*\/hooks\/trg_[0-9a-f]{24}/);
     expect(deployed.stdout).toMatch(/secret: whsec_/);
@@ -76,7 +82,7 @@ describe('packetagent CLI against the running app', () => {
 
   it('stops, pauses, resumes and lists runs', async () => {
     expect((await cli(['worker', 'apply', '-f', 'examples/release-audit.worker.yaml'])).code).toBe(0);
-    const deployed = await cli(['deploy', 'release-audit']);
+    const deployed = await cli(['deploy', 'release-audit', '--accept-missing']);
     const deploymentId = /^deployment (\S+)/m.exec(deployed.stdout)![1]!;
     const kept = (await cli(['run', 'start', deploymentId])).stdout.trim();
     const stopped = (await cli(['run', 'start', deploymentId])).stdout.trim();
@@ -127,7 +133,7 @@ describe('packetagent CLI against the running app', () => {
 
   it('lists an attention record, approves one for the run and rejects another with a reason', async () => {
     expect((await cli(['worker', 'apply', '-f', 'examples/release-audit.worker.yaml'])).code).toBe(0);
-    const deploymentId = /^deployment (\S+)/m.exec((await cli(['deploy', 'release-audit'])).stdout)![1]!;
+    const deploymentId = /^deployment (\S+)/m.exec((await cli(['deploy', 'release-audit', '--accept-missing'])).stdout)![1]!;
     const runId = (await cli(['run', 'start', deploymentId])).stdout.trim();
     const workspaceId = env['PACKETAGENT_WORKSPACE']!;
     const ask = (text: string) =>
@@ -170,7 +176,92 @@ describe('packetagent CLI against the running app', () => {
     writeFileSync(file, 'apiVersion: packetagent/v1\nkind: Worker\nname: broken\ninstructions: x\nmodel: { preset: default }\nexit: { finish: { criteria: [done] } }\ntools:\n  - { tool: http_fetch, verbs: [GET], resources: ["*"] }\n');
     const outcome = await cli(['worker', 'apply', '-f', file]);
     expect(outcome.code).toBe(1);
-    expect(outcome.stderr).toMatch(/tools\[0\]\.resources\[0\]: not a URL origin or glob/);
+    expect(outcome.stderr).toMatch(/^ {2}tools\[0\]\.resources\[0\]: not a URL origin or glob$/m);
+    expect(outcome.stderr.split('not a URL origin or glob')).toHaveLength(2);
+
+    const workers = await sut.request<{ items: Array<{ name: string }> }>('GET', `/api/v1/workspaces/${env['PACKETAGENT_WORKSPACE']!}/workers`, {
+      headers: { authorization: `Bearer ${env['PACKETAGENT_API_KEY']!}` },
+    });
+    expect(workers.status).toBe(200);
+    expect(workers.body.items.map((worker) => worker.name)).not.toContain('broken');
+  });
+
+  it('refuses to stop or pause a finished run with a conflict, and run get says why it ended', async () => {
+    expect((await cli(['worker', 'apply', '-f', 'examples/release-audit.worker.yaml'])).code).toBe(0);
+    const deploymentId = /^deployment (\S+)/m.exec((await cli(['deploy', 'release-audit', '--accept-missing'])).stdout)![1]!;
+    const runId = (await cli(['run', 'start', deploymentId])).stdout.trim();
+    expect((await cli(['run', 'stop', runId, '--reason', 'started by mistake'])).code).toBe(0);
+    // Cancelled at once when not yet claimed; otherwise the supervisor honours the request.
+    const ended = await eventually(async () => {
+      const read = await cli(['run', 'get', runId]);
+      return /^state: cancelled$/m.test(read.stdout) && read;
+    }, { what: 'the run to be cancelled' });
+    expect(ended.stdout).toMatch(/^reason: started by mistake( \(by api key \S+\))?$/m);
+
+    const stop = await cli(['run', 'stop', runId]);
+    const pause = await cli(['run', 'pause', runId]);
+
+    expect(stop).toEqual({ code: 1, stdout: '', stderr: `error: Conflict: run ${runId} is cancelled; it cannot be stopped\n` });
+    expect(pause).toEqual({ code: 1, stdout: '', stderr: `error: Conflict: run ${runId} is cancelled; it cannot be paused\n` });
+  });
+
+  it("renders the health-report demo for the server's own port, and the rendered worker applies", async () => {
+    const port = new URL(sut.baseUrl).port;
+    const rendered = await new Promise<Outcome>((done) => {
+      const child = spawn(process.execPath, [join(ROOT, 'examples/health-report-demo.mjs'), 'render'], {
+        cwd: ROOT,
+        env: { ...process.env, PACKETAGENT_PORT: port, PACKETAGENT_DATA_DIR: dir, PACKETAGENT_HTTP_ALLOW_PRIVATE: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.once('exit', (code) => done({ code, stdout, stderr }));
+    });
+    expect(rendered).toMatchObject({ code: 0, stderr: '' });
+    expect(rendered.stdout).toContain(`PACKETAGENT_HTTP_ALLOW_PRIVATE=127.0.0.1:${port},127.0.0.1:8486\n`);
+    const script = readFileSync(join(dir, 'demo/scripts/health-report.yaml'), 'utf8');
+    expect(script).toContain(`url: "http://127.0.0.1:${port}/healthz"`);
+    expect(script).not.toContain('8484');
+
+    const applied = await cli(['--json', 'worker', 'apply', '-f', join(dir, 'demo/health-report.worker.yaml')]);
+    expect(applied.code).toBe(0);
+    const { workerId, version } = JSON.parse(applied.stdout) as { workerId: string; version: number };
+    const stored = await sut.request<{ definition: { tools: Array<{ tool: string; resources: string[] }> } }>(
+      'GET',
+      `/api/v1/workspaces/${env['PACKETAGENT_WORKSPACE']!}/workers/${workerId}/versions/${version}`,
+      { headers: { authorization: `Bearer ${env['PACKETAGENT_API_KEY']!}` } },
+    );
+    expect(stored.body.definition.tools.find((grant) => grant.tool === 'http_fetch')!.resources).toEqual([`http://127.0.0.1:${port}/healthz`]);
+  });
+
+  it('lists and shows templates, makes a demo worker from one, and drafts a worker without a model, labelled so', async () => {
+    const listed = await cli(['template', 'list']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^support-inbox-triage +Support +\*\/15 \* \* \* \* +Watches a shared mailbox/m);
+    expect(listed.stdout.trim().split('\n')).toHaveLength(6);
+
+    const shown = await cli(['template', 'show', 'release-audit']);
+    expect(shown.stdout).toMatch(/^not ready: \d+ missing$/m);
+    expect(shown.stdout).toContain('kind: Worker');
+
+    const made = await cli(['template', 'instantiate', 'research-summarizer', '--name', 'cli-summary-demo', '--demo']);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/^worker cli-summary-demo \(\S+\) version 1 digest sha256:[0-9a-f]{64} \(scripted demo\)$/m);
+    expect(made.stdout).toMatch(/^example input: \{"text":/m);
+    const unknown = await cli(['template', 'instantiate', 'nope', '--name', 'x-y']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no template "nope"');
+
+    const out = join(dir, 'drafted.yaml');
+    const drafted = await cli(['worker', 'draft', 'Every friday at 4 pm draft customer release notes', '--output', out]);
+    expect(drafted.code).toBe(0);
+    expect(drafted.stdout).toMatch(/^drafted without a model \(from the "Weekly release notes" template: /m);
+    expect(drafted.stdout).toMatch(/^left out email_send: the request does not ask for what email_send does$/m);
+    const applied = await cli(['worker', 'apply', '-f', out]);
+    expect(applied.code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toMatch(/^# Drafted without a model/);
   });
 
   it('exits 3 for a key the API refuses and 2 when the API cannot be reached', async () => {

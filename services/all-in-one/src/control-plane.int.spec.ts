@@ -54,7 +54,8 @@ describe('control plane over HTTP', () => {
     const answer = await sut.request<{ id: string; webhooks: { triggerId: string; secret: string }[]; triggers: { triggerId: string; kind: string }[] }>(
       'POST',
       api('/deployments'),
-      { body: { workerId, overrides }, headers: bearer(owner) },
+      // The example names credentials and a provider preset this test server lacks: deployed knowingly.
+      { body: { workerId, overrides, acceptMissing: true }, headers: bearer(owner) },
     );
     expect(answer.status).toBe(201);
     return answer.body;
@@ -157,7 +158,7 @@ describe('control plane over HTTP', () => {
     it('refuses an override that broadens the version, naming the field, and creates nothing', async () => {
       const { workerId } = await applyExample('broadened');
       const answer = await sut.request<{ errors: { path: string; message: string }[] }>('POST', api('/deployments'), {
-        body: { workerId, overrides: { budgets: { perRunUsd: 2 }, tools: [{ tool: 'http_fetch', verbs: ['GET', 'DELETE'] }] } },
+        body: { workerId, overrides: { budgets: { perRunUsd: 2 }, tools: [{ tool: 'http_fetch', verbs: ['GET', 'DELETE'] }] }, acceptMissing: true },
         headers: bearer(owner),
       });
 
@@ -206,7 +207,7 @@ describe('control plane over HTTP', () => {
       const { workerId } = await applyExample('keyed');
       const create = (version: number | undefined, key: string) =>
         sut.request<{ id: string; created: boolean; webhooks: unknown[]; code: string }>('POST', api('/deployments'), {
-          body: { workerId, ...(version ? { version } : {}) },
+          body: { workerId, ...(version ? { version } : {}), acceptMissing: true },
           headers: { ...bearer(owner), 'idempotency-key': key },
         });
 
@@ -356,7 +357,7 @@ describe('control plane over HTTP', () => {
         headers: { ...bearer(owner), ...yaml },
       });
       expect(subscribedVersion.status).toBe(201);
-      const woken = await sut.request<{ id: string }>('POST', api('/deployments'), { body: { workerId: subscribed.workerId }, headers: bearer(owner) });
+      const woken = await sut.request<{ id: string }>('POST', api('/deployments'), { body: { workerId: subscribed.workerId, acceptMissing: true }, headers: bearer(owner) });
       const payload = JSON.parse(readFileSync(join(__dirname, '../../intake/src/alerts/alertmanager.sample.json'), 'utf8')) as unknown;
 
       const answer = await sut.request<{ received: number; activations: { deploymentId: string }[] }>('POST', api('/alerts'), { body: payload, headers: bearer(keys.member) });
@@ -390,7 +391,14 @@ describe('control plane over HTTP', () => {
       { method: 'POST', path: () => `/workers/${fixture.workerId}/versions`, permission: 'author', body: () => ({}) },
       { method: 'GET', path: () => `/workers/${fixture.workerId}/versions`, permission: 'inspect' },
       { method: 'GET', path: () => `/workers/${fixture.workerId}/versions/1`, permission: 'inspect' },
-      { method: 'POST', path: () => '/deployments', permission: 'deploy', body: () => ({ workerId: fixture.workerId }) },
+      { method: 'GET', path: () => `/workers/${fixture.workerId}/versions/1/readiness`, permission: 'inspect' },
+      { method: 'POST', path: () => '/workers/apply', permission: 'author', body: () => ({}) },
+      { method: 'POST', path: () => '/workers/readiness', permission: 'author', body: () => ({}) },
+      { method: 'POST', path: () => '/workers/draft', permission: 'author', body: () => ({ prompt: 'summarise a page on demand' }) },
+      { method: 'GET', path: () => '/templates', permission: 'inspect' },
+      { method: 'GET', path: () => '/templates/release-audit', permission: 'inspect' },
+      { method: 'POST', path: () => '/templates/release-audit/instantiate', permission: 'author', body: () => ({ name: `t-${Math.random().toString(36).slice(2, 8)}` }) },
+      { method: 'POST', path: () => '/deployments', permission: 'deploy', body: () => ({ workerId: fixture.workerId, acceptMissing: true }) },
       { method: 'GET', path: () => '/deployments', permission: 'inspect' },
       { method: 'GET', path: () => `/deployments/${fixture.deploymentId}`, permission: 'inspect' },
       { method: 'POST', path: () => `/deployments/${fixture.deploymentId}/pause`, permission: 'deployment-control', body: () => ({}) },

@@ -39,7 +39,7 @@ describe('cron triggers with two replicas of the whole app', () => {
       headers: { ...key, 'content-type': 'application/yaml' },
     });
     expect(version.status).toBe(201);
-    const deployment = await second.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/deployments`, { body: { workerId: worker.body.id }, headers: key });
+    const deployment = await second.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/deployments`, { body: { workerId: worker.body.id, acceptMissing: true }, headers: key });
     deploymentId = deployment.body.id;
   });
 

@@ -118,6 +118,26 @@ export const EnvSchema = z.object({
    * verifies them; unset, the process makes a key of its own (fine when one process runs both).
    */
   PACKETAGENT_GRANT_SIGNING_KEY: z.string().optional(),
+  /**
+   * Key (32 bytes or more, base64) that signs remote-control links in notifications; every
+   * replica needs the same one. Unset, it is derived from PACKETAGENT_GRANT_SIGNING_KEY, or
+   * without that `<data dir>/callback-signing.key` is made once and kept.
+   */
+  PACKETAGENT_CALLBACK_SIGNING_KEY: z.string().optional(),
+  /** How long a remote-control link works, in seconds (an approval's link never outlives its deadline). */
+  PACKETAGENT_NOTIFY_CALLBACK_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
+  /** A notification not delivered by then is dead-lettered (`expired`), in seconds. */
+  PACKETAGENT_NOTIFY_DELIVERY_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(86_400),
+  /** Backoff between attempts: the first retry's wait and the longest, in milliseconds (with jitter, and never sooner than Retry-After). */
+  PACKETAGENT_NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1_000),
+  PACKETAGENT_NOTIFY_RETRY_MAX_MS: z.coerce.number().int().min(1).default(600_000),
+  /** How long a replica holds a delivery it is sending; a lapsed lease (a crash) makes it due again. */
+  PACKETAGENT_NOTIFY_LEASE_MS: z.coerce.number().int().min(100).default(60_000),
+  /** One attempt's limit, from the address checks to the last byte (less than the lease). */
+  PACKETAGENT_NOTIFY_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().min(50).default(15_000),
+  /** How long a route's credential stays in the notifications process's memory after a vault read, in seconds (0: read it for every attempt). */
+  PACKETAGENT_NOTIFY_CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(60),
+  PACKETAGENT_NOTIFY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(64),
   /** Deadline of an approval when the grant sets none, in seconds; on expiry the call is denied. */
   PACKETAGENT_APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().positive().max(30 * 86_400).default(900),
   /** Lifetime of a credential grant issued with an allowed call, in seconds. */

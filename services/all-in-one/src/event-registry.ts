@@ -3,6 +3,7 @@ import {
   registerBudgetEvents,
   registerIdentityEvents,
   registerIntakeEvents,
+  registerNotificationEvents,
   registerPolicyEvents,
   registerRunCareEvents,
   registerRunExecutionEvents,
@@ -15,6 +16,6 @@ import {
  * The schemas this process decodes: every service's events from libs/contracts. An event
  * whose type or schema version is not here is refused loudly rather than guessed at.
  */
-export const eventRegistry = registerSandboxEvents(registerRunCareEvents(
+export const eventRegistry = registerNotificationEvents(registerSandboxEvents(registerRunCareEvents(
   registerVaultEvents(registerBudgetEvents(registerPolicyEvents(registerIdentityEvents(registerSchedulerEvents(registerRunExecutionEvents(registerIntakeEvents(new EventRegistry()))))))),
-));
+)));

@@ -115,6 +115,61 @@ describe('run execution', () => {
     expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('budget_exhausted');
   });
 
+  describe('with onExhausted: request', () => {
+    // Each call reserves its whole output allowance (4 096 tokens at $100/MTok, about $0.41) and costs $0.10.
+    const script = [
+      'pricing: { inputPerMTokUsd: 0, outputPerMTokUsd: 100 }',
+      'turns:',
+      '  - { text: thinking, usage: { inputTokens: 10, outputTokens: 1000 } }',
+      '  - { toolCalls: [{ name: finish, arguments: { summary: done, criteria: [{ criterion: done, met: true }] } }], usage: { inputTokens: 10, outputTokens: 1000 } }',
+      '',
+    ].join('\n');
+    const requesting = (name: string) => worker(name, 'tools: []\nbudgets: { perRunUsd: 0.5, onExhausted: request }\nexit: { finish: { criteria: [done] } }');
+
+    const budgetRequestOf = (runId: string) =>
+      eventually(async () => {
+        const list = await env.sut.request<{ items: Array<{ id: string; runId: string; arguments: { kind: string; evidence: Record<string, unknown> } }> }>('GET', `/api/v1/workspaces/${env.ws}/attention?state=open`, {
+          headers: bearer(env.owner),
+        });
+        return list.body.items.find((item) => item.runId === runId && item.arguments.kind === 'budget_request');
+      }, { what: 'the budget request' });
+
+    it('asks for more when the next model call would pass the run\'s limit; approved, the limit is raised and the run finishes within it', async () => {
+      env.writeScript('budget-asker', script);
+      const runId = await env.startRun(await env.deploy(requesting('budget-asker')));
+
+      const request = await budgetRequestOf(runId);
+      expect(request.arguments.evidence).toMatchObject({ request: 1, requestedUsd: 0.5, spentUsd: 0.1, limitUsd: 0.5, reason: expect.stringContaining('the next model call needs') });
+      expect(await env.waitForState(runId, ['waiting'])).toBe('waiting');
+      const approved = await env.sut.request('POST', `/api/v1/workspaces/${env.ws}/attention/${request.id}/approve`, { body: { scope: 'once' }, headers: bearer(env.owner) });
+      expect(approved.status).toBe(200);
+
+      expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('succeeded');
+      const events = await env.events(runId);
+      const types = events.map((event) => event.type);
+      expect(types.filter((type) => type.startsWith('run.budget'))).toEqual(['run.budget_requested', 'run.budget_raised']);
+      expect(events.find((event) => event.type === 'run.waiting')).toMatchObject({ data: { reason: 'budget', attentionId: request.id } });
+      expect(events.find((event) => event.type === 'run.budget_raised')).toMatchObject({ data: { attentionId: request.id, raisedUsd: 0.5, limitUsd: 1 } });
+      const usage = await env.sut.request<{ scopes: Array<{ kind: string; unit: string; limit: number; spent: number }> }>('GET', `/api/v1/workspaces/${env.ws}/budgets?kind=run&id=${runId}`, {
+        headers: bearer(env.owner),
+      });
+      expect(usage.body.scopes.find((scope) => scope.unit === 'usd')).toMatchObject({ limit: 1_000_000, spent: 200_000 });
+    });
+
+    it('ends budget_exhausted when the budget request is rejected', async () => {
+      env.writeScript('refused-asker', script);
+      const runId = await env.startRun(await env.deploy(requesting('refused-asker')));
+
+      const request = await budgetRequestOf(runId);
+      await env.sut.request('POST', `/api/v1/workspaces/${env.ws}/attention/${request.id}/reject`, { body: { reason: 'not this month' }, headers: bearer(env.owner) });
+
+      expect(await env.waitForState(runId, TERMINAL_RUN_STATES)).toBe('budget_exhausted');
+      const events = await env.events(runId);
+      expect(events.map((event) => event.type)).not.toContain('run.budget_raised');
+      expect(events.at(-1)).toMatchObject({ type: 'run.budget_exhausted', data: { detail: expect.stringContaining('was rejected') } });
+    });
+  });
+
   it('ends a run past its wall time as timed_out, cutting the model call in flight', async () => {
     env.writeScript('slow', 'turns:\n  - { text: thinking, delayMs: 60000 }\n');
     const deploymentId = await env.deploy(worker('slow', 'tools: []\nbounds: { maxWallSeconds: 1 }\nexit: { finish: { criteria: [done] } }'));

@@ -27,7 +27,7 @@ describe('guardrails over HTTP', () => {
     viewer = (await sut.request<{ secret: string }>('POST', `/api/v1/workspaces/${ws}/api-keys`, { body: { name: 'v', role: 'viewer' }, headers: bearer(owner) })).body.secret;
     const worker = await sut.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/workers`, { body: { name: 'release-audit' }, headers: bearer(owner) });
     await sut.request('POST', `/api/v1/workspaces/${ws}/workers/${worker.body.id}/versions`, { raw: EXAMPLE, headers: { ...bearer(owner), 'content-type': 'application/yaml' } });
-    const deployment = await sut.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/deployments`, { body: { workerId: worker.body.id }, headers: bearer(owner) });
+    const deployment = await sut.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/deployments`, { body: { workerId: worker.body.id, acceptMissing: true }, headers: bearer(owner) });
     runId = (await sut.request<{ runId: string }>('POST', `/api/v1/workspaces/${ws}/deployments/${deployment.body.id}/runs`, { body: {}, headers: bearer(owner) })).body.runId;
     const stored = await sut.request('PUT', `/api/v1/workspaces/${ws}/credentials/slack_release_channel`, { body: { value: SECRET }, headers: bearer(owner) });
     expect(stored.status).toBe(200);

@@ -47,7 +47,7 @@ describe('run events and live streams', () => {
     const worker = await sut.request<{ id: string }>('POST', api('/workers'), { body: { name: 'live-feed' }, headers: bearer(owner) });
     const version = await sut.request('POST', api(`/workers/${worker.body.id}/versions`), { raw: WORKER, headers: { ...bearer(owner), 'content-type': 'application/yaml' } });
     expect(version.status).toBe(201);
-    const deployment = await sut.request<{ id: string }>('POST', api('/deployments'), { body: { workerId: worker.body.id }, headers: bearer(owner) });
+    const deployment = await sut.request<{ id: string }>('POST', api('/deployments'), { body: { workerId: worker.body.id, acceptMissing: true }, headers: bearer(owner) });
     expect(deployment.status).toBe(201);
     deploymentId = deployment.body.id;
     store = sut.app.get(PostgresEventStore);

@@ -63,7 +63,7 @@ triggers:
 `;
     const worker = await a.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/workers`, { body: { name: 'crash' }, headers: bearer(owner) });
     expect((await a.request('POST', `/api/v1/workspaces/${ws}/workers/${worker.body.id}/versions`, { raw: yaml, headers: { ...bearer(owner), 'content-type': 'application/yaml' } })).status).toBe(201);
-    const deployment = await a.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/deployments`, { body: { workerId: worker.body.id }, headers: bearer(owner) });
+    const deployment = await a.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/deployments`, { body: { workerId: worker.body.id, acceptMissing: true }, headers: bearer(owner) });
     const runId = (await a.request<{ runId: string }>('POST', `/api/v1/workspaces/${ws}/deployments/${deployment.body.id}/runs`, { body: { input: {} }, headers: bearer(owner) })).body.runId;
 
     await eventually(() => tracker.calls.includes('create_issue'), { timeoutMs: 30_000, what: 'the call to reach the server' });

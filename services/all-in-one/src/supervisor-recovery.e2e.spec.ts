@@ -48,7 +48,7 @@ triggers:
 `;
     const worker = await app.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/workers`, { body: { name }, headers: bearer(owner) });
     await app.request('POST', `/api/v1/workspaces/${ws}/workers/${worker.body.id}/versions`, { raw: yaml, headers: { ...bearer(owner), 'content-type': 'application/yaml' } });
-    const deployment = await app.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/deployments`, { body: { workerId: worker.body.id }, headers: bearer(owner) });
+    const deployment = await app.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/deployments`, { body: { workerId: worker.body.id, acceptMissing: true }, headers: bearer(owner) });
     expect(deployment.status).toBe(201);
     return deployment.body.id;
   }

@@ -15,6 +15,7 @@ import { connectRedis, GATEWAY_REDIS, RedisCloser } from './identity/redis';
 import { McpConnectionsRoutesModule } from './mcp-connections/mcp-connections-routes.module';
 import { OpenApiController } from './openapi/openapi.controller';
 import { OpenApiDocumentHolder } from './openapi/openapi.document';
+import { PASSKEY_CONTROLLERS, PASSKEY_PROVIDERS } from './passkeys/passkeys.providers';
 import { AuthController } from './sessions/auth.controller';
 import { LoginThrottle } from './sessions/login-throttle';
 import { SecondFactor } from './sessions/second-factor';
@@ -46,7 +47,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [DiscoveryModule, McpConnectionsRoutesModule.forRoot({ publicUrl: resolved.publicUrl })],
-      controllers: [SetupController, AuthController, WorkspacesController, ApiKeysController, OpenApiController],
+      controllers: [SetupController, AuthController, WorkspacesController, ApiKeysController, OpenApiController, ...PASSKEY_CONTROLLERS],
       providers: [
         { provide: GATEWAY_OPTIONS, useValue: resolved },
         { provide: GATEWAY_REDIS, useFactory: () => connectRedis(resolved.redisUrl) },
@@ -75,6 +76,7 @@ export class GatewayModule {
         CreateApiKey,
         ListApiKeys,
         RevokeApiKey,
+        ...PASSKEY_PROVIDERS,
       ],
       exports: [GATEWAY_OPTIONS, GATEWAY_REDIS],
     };

@@ -14,6 +14,7 @@ export {
   type ProblemBody,
 } from './http/problem';
 export { ProblemFilter } from './http/problem.filter';
+export { withFrameworkErrorAnswers } from './http/framework-errors';
 export { requestIdOf, principalOf } from './http/request-context';
 export { GatewayValidationPipe } from './http/validation';
 export { OPENAPI_PATH } from './openapi/openapi.document';
@@ -45,3 +46,4 @@ export { ComputersRoutesModule } from './computers/computers-routes.module';
 export { PacketAdeRoutesModule } from './packetade/packetade-routes.module';
 export { packetAdeGrpcOptions, PACKETADE_PROTO_DIR, type PacketAdeGrpcSettings } from './packetade/grpc/grpc-server';
 export { PacketAdeGrpcHealth } from './packetade/grpc/grpc-health';
+export { NotificationsRoutesModule } from './notifications/notifications-routes.module';

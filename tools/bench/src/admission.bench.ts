@@ -195,7 +195,7 @@ export async function benchAdmission(options: AdmissionOptions): Promise<Admissi
     expectStatus(version, 201, 'applying the worker version');
     const deployments: string[] = [];
     for (let i = 0; i <= deploymentCount; i++) {
-      const deployed = await request<{ id: string }>(api('/deployments'), 'POST', { body: { workerId: worker.body.id }, headers: auth });
+      const deployed = await request<{ id: string }>(api('/deployments'), 'POST', { body: { workerId: worker.body.id, acceptMissing: true }, headers: auth });
       expectStatus(deployed, 201, 'deploying');
       deployments.push(deployed.body.id);
     }

@@ -195,7 +195,7 @@ async function startRun(app: App, workerId: string): Promise<string> {
   const { workspaceId, apiKey } = app.setup;
   const auth = { authorization: `Bearer ${apiKey}` };
   const api = (path: string) => `${app.baseUrl}/api/v1/workspaces/${workspaceId}${path}`;
-  const deployed = await request<{ id: string }>(api('/deployments'), 'POST', { body: { workerId }, headers: auth });
+  const deployed = await request<{ id: string }>(api('/deployments'), 'POST', { body: { workerId, acceptMissing: true }, headers: auth });
   expectStatus(deployed, 201, 'deploying');
   const started = await request<{ runId: string; hold: string | null }>(api(`/deployments/${deployed.body.id}/runs`), 'POST', {
     body: { input: { release: '2026.11.3' }, idempotencyKey: randomBytes(12).toString('hex') },

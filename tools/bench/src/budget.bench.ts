@@ -100,7 +100,7 @@ export async function benchBudget(options: BudgetOptions): Promise<BudgetResults
     expectStatus(version, 201, 'applying the worker version');
 
     const startRun = async (): Promise<{ deploymentId: string; runId: string }> => {
-      const deployed = await request<{ id: string }>(api('/deployments'), 'POST', { body: { workerId: worker.body.id }, headers: auth });
+      const deployed = await request<{ id: string }>(api('/deployments'), 'POST', { body: { workerId: worker.body.id, acceptMissing: true }, headers: auth });
       expectStatus(deployed, 201, 'deploying');
       const started = await request<{ runId: string; hold: string | null }>(api(`/deployments/${deployed.body.id}/runs`), 'POST', {
         body: { input: { release: '2026.11.3' }, idempotencyKey: randomBytes(12).toString('hex') },

@@ -225,7 +225,7 @@ async function deploy(owner: Owner, name: string, count: number): Promise<string
   expectStatus(version, 201, `applying worker ${name}`);
   const deployments: string[] = [];
   for (let i = 0; i < count; i++) {
-    const deployed = await request<{ id: string }>(api('/deployments'), 'POST', { body: { workerId: worker.body.id }, headers: auth });
+    const deployed = await request<{ id: string }>(api('/deployments'), 'POST', { body: { workerId: worker.body.id, acceptMissing: true }, headers: auth });
     expectStatus(deployed, 201, `deploying ${name}`);
     deployments.push(deployed.body.id);
   }

@@ -9,6 +9,7 @@
  * and the relay's NATS subjects. PACKETAGENT_BENCH_PHASES=execution (comma-separated) runs some
  * phases only. Prints tables and writes JSON to tools/bench/results/.
  */
+import { benchNotifications, printNotifications } from './notifications.bench';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -25,6 +26,7 @@ import type { CpuWithServers } from './server-cpu';
 import { benchOperations, printOperations } from './operations.bench';
 import { benchDirectPublishLag, benchDirectPublishRate, benchRelayDrain, benchRelayLag } from './relay.bench';
 import { benchComputers, printComputers } from './computers.bench';
+import { benchConsole, printConsole } from './console.bench';
 import { benchMcp, printMcp } from './mcp.bench';
 import { benchPacketAde, printPacketAde } from './packetade.bench';
 import { benchSandbox, printSandbox } from './sandbox.bench';
@@ -48,7 +50,7 @@ async function withFresh<T>(fn: (fresh: { db: TestDatabase; nc: NatsConnection; 
 }
 
 /** Phases in the order they run; PACKETAGENT_BENCH_PHASES (comma-separated) selects some of them. */
-const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution', 'operations', 'sandbox', 'computers', 'mcp', 'packetade'] as const;
+const PHASES = ['append', 'relay', 'admission', 'budget', 'authorize', 'execution', 'operations', 'sandbox', 'computers', 'mcp', 'packetade', 'notifications', 'console'] as const;
 type Phase = (typeof PHASES)[number];
 
 function selectedPhases(): Set<Phase> {
@@ -218,6 +220,22 @@ async function main(): Promise<void> {
     results['packetade'] = packetade;
     printPacketAde(packetade);
   }
+
+  if (phases.has('notifications')) {
+    // The goal's rate, then a fifth of it: how much of the gap is load.
+    const notifications = await benchNotifications({ ratePerSecond: 100, warmup: quick ? 100 : 200, count: quick ? 200 : 1_000 });
+    const slower = await benchNotifications({ ratePerSecond: 20, warmup: quick ? 20 : 40, count: quick ? 40 : 200 });
+    results['notifications'] = { at100: notifications, at20: slower };
+    printNotifications(notifications);
+    printNotifications(slower);
+  }
+
+  if (phases.has('console')) {
+    const consoleResults = await benchConsole({ samples: quick ? 3 : 15 });
+    results['console'] = consoleResults;
+    printConsole(consoleResults);
+  }
+
 
   const dir = join(__dirname, '..', 'results');
   mkdirSync(dir, { recursive: true });

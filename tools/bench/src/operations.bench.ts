@@ -164,7 +164,7 @@ async function deployHistoryWorker(owner: Owner): Promise<string> {
   expectStatus(worker, 201, 'creating the worker');
   const version = await request(api(`/workers/${worker.body.id}/versions`), 'POST', { raw: WORKER_YAML, headers: { ...auth, 'content-type': 'application/yaml' } });
   expectStatus(version, 201, 'applying the worker version');
-  const deployed = await request<{ id: string }>(api('/deployments'), 'POST', { body: { workerId: worker.body.id }, headers: auth });
+  const deployed = await request<{ id: string }>(api('/deployments'), 'POST', { body: { workerId: worker.body.id, acceptMissing: true }, headers: auth });
   expectStatus(deployed, 201, 'deploying');
   return deployed.body.id;
 }

@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { canonicalJson, sha256Hex, type JsonObject, type JsonValue } from './json';
 
 /** The kinds of actor an event can name. */
-export const ACTOR_KINDS = ['user', 'api_key', 'actor_token', 'service', 'system'] as const;
+export const ACTOR_KINDS = ['user', 'api_key', 'actor_token', 'remote_control', 'service', 'system'] as const;
 
 /** Who caused an event: a user, an API key, a PacketADE actor token, a service, or the system itself. */
 export interface Actor {

@@ -1,6 +1,7 @@
 import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { templateScriptName, WORKER_TEMPLATES } from '@packetagent/contracts';
 import { eventually } from '@packetagent/testing';
 import { DEFAULT_SCRIPTED_PRICING, ModelCatalog } from './catalog';
 import { abortableSleep } from './clock';
@@ -36,6 +37,15 @@ const afterOneTurn: ChatMessage[] = [
   { role: 'assistant', content: 'Let me check.', toolCalls: [] },
   { role: 'tool', results: [] },
 ];
+
+describe('the shipped templates\' demo scripts', () => {
+  it.each(WORKER_TEMPLATES.map((template) => [template.id, template] as const))('%s loads with no scripts directory and answers its first turn', async (_id, template) => {
+    const sut = new ScriptedAdapter(new ScriptSource());
+    const turn = await sut.complete(requestWith(templateScriptName(template), [{ role: 'user', content: 'go' }]), {});
+    expect(turn.toolCalls.length).toBeGreaterThan(0);
+    expect(turn.usage.inputTokens).toBeGreaterThan(0);
+  });
+});
 
 describe(ScriptedAdapter.name, () => {
   let scripts: ScriptSource;

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import type { JsonObject } from '@packetagent/contracts';
+import { templateScript, type JsonObject } from '@packetagent/contracts';
 import { estimatedUsage } from './adapters/common';
 import { SleepAbortedError, systemClock, type Clock } from './clock';
 import { abortedError, ProviderError } from './errors';
@@ -78,12 +78,14 @@ export interface ScriptSourceOptions {
 }
 
 /**
- * Where scripts come from: registered in memory (tests, demos) first, then the scripts
- * directory. A file is read on every call, so an edited script applies to the next model call.
+ * Where scripts come from: registered in memory (tests, demos) first, then the demos of the
+ * shipped templates (`template-<id>`), then the scripts directory. A file is read on every
+ * call, so an edited script applies to the next model call.
  */
 export class ScriptSource {
   private readonly registered = new Map<string, Script>();
   private readonly parsed = new Map<string, { mtimeMs: number; size: number; script: Script }>();
+  private readonly templates = new Map<string, Script>();
 
   constructor(private readonly options: ScriptSourceOptions = {}) {}
 
@@ -99,10 +101,20 @@ export class ScriptSource {
     return parsed;
   }
 
+  private shipped(name: string, script: JsonObject): Script {
+    const cached = this.templates.get(name);
+    if (cached) return cached;
+    const parsed = parseScript(script as ScriptDefinition, `"${name}" (a template's demo)`);
+    this.templates.set(name, parsed);
+    return parsed;
+  }
+
   async load(name: string): Promise<Script> {
     assertScriptName(name);
     const registered = this.registered.get(name);
     if (registered) return registered;
+    const shipped = templateScript(name);
+    if (shipped) return this.shipped(name, shipped);
     if (!this.options.dir) {
       throw new ProviderError('script_not_found', `no script "${name}" is registered and no scripts directory is configured (PACKETAGENT_SCRIPTS_DIR)`, { provider: 'scripted', model: name });
     }

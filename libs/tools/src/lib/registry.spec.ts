@@ -181,10 +181,10 @@ describe(ToolRegistry.name, () => {
       await expect(sut.execute(page, allowFor(page), ctx)).resolves.toMatchObject({ ok: false, error: { code: 'sandbox_unavailable' } });
     });
 
-    it('answers email_unavailable for email_send', async () => {
+    it('answers credential_required for email_send without an SMTP credential', async () => {
       const planned = sut.plan('c', 'email_send', { to: 'ops@example.com', subject: 'Hi', body: 'Hello' });
 
-      await expect(sut.execute(planned, allowFor(planned), ctx)).resolves.toMatchObject({ ok: false, error: { code: 'email_unavailable', message: 'email delivery is not configured' } });
+      await expect(sut.execute(planned, allowFor(planned), ctx)).resolves.toMatchObject({ ok: false, error: { code: 'credential_required', message: expect.stringContaining('SMTP credential') } });
     });
 
     it('throws ToolAbortedError when the signal is already aborted', async () => {

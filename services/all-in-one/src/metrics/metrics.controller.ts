@@ -1,5 +1,6 @@
 import { Public } from '@packetagent/gateway';
 import { Controller, Get, Header } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import { MetricsService } from './metrics.service';
 
 /** Probes and scrapes carry no credentials; they reveal no workspace data. */
@@ -11,6 +12,7 @@ export class MetricsController {
   /** Prometheus text exposition format. */
   @Get('metrics')
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  @ApiOkResponse({ description: 'Prometheus text exposition format, version 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } })
   scrape(): Promise<string> {
     return this.metrics.registry.metrics();
   }

@@ -4,6 +4,8 @@ import { OutboxRelay } from '@packetagent/eventstore';
 import { SchedulerEngine } from '@packetagent/scheduler';
 import { FINDING_CAUSES, StuckRunWatchdog } from '@packetagent/supervisor';
 
+const SUMMED_GAUGES_NAMED_LIKE_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 /**
  * Prometheus metrics of this process: Node's defaults, the relay's, the scheduler's and the
  * stuck-run watchdog's. Figures are read at scrape time (status and the shared backlog), so
@@ -21,6 +23,9 @@ export class MetricsService {
     @Optional() watchdog?: StuckRunWatchdog,
   ) {
     collectDefaultMetrics({ register: this.registry });
+    // prom-client also reports each active-handle/request/resource gauge summed as `…_total`, a
+    // counter's suffix on a gauge (promtool refuses it); the summed figure is sum() of the gauge by type.
+    for (const name of SUMMED_GAUGES_NAMED_LIKE_COUNTERS) this.registry.removeSingleMetric(name);
     const registers = [this.registry];
     const status = () => this.relay.status();
 

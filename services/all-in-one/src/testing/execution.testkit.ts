@@ -25,7 +25,7 @@ export class RecordingServer {
   private server: Server | null = null;
   private readonly held: ServerResponse[] = [];
   hold: ((request: RecordedRequest) => boolean) | null = null;
-  respond: (request: RecordedRequest) => { status: number; body: string } = () => ({ status: 200, body: 'ok' });
+  respond: (request: RecordedRequest) => { status: number; body: string; headers?: Record<string, string> } = () => ({ status: 200, body: 'ok' });
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
@@ -40,7 +40,7 @@ export class RecordingServer {
           return;
         }
         const answer = this.respond(recorded);
-        res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body);
+        res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end(answer.body);
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -118,7 +118,9 @@ export async function startExecutionApp(options: { allowPrivate?: string[]; env?
       if (worker.status !== 201) throw new Error(`worker not created: ${worker.status} ${worker.text}`);
       const version = await sut.request('POST', `/api/v1/workspaces/${ws}/workers/${worker.body.id}/versions`, { raw: yaml, headers: { ...auth(), 'content-type': 'application/yaml' } });
       if (version.status !== 201) throw new Error(`version not created: ${version.status} ${version.text}`);
-      const deployment = await sut.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/deployments`, { body: { workerId: worker.body.id }, headers: auth() });
+      // Execution tests deploy workers whose credentials are stored later, or never, to see how
+      // a run fails; refusing an unready deployment is tested in templates.int.spec.ts.
+      const deployment = await sut.request<{ id: string }>('POST', `/api/v1/workspaces/${ws}/deployments`, { body: { workerId: worker.body.id, acceptMissing: true }, headers: auth() });
       if (deployment.status !== 201) throw new Error(`deployment not created: ${deployment.status} ${deployment.text}`);
       return deployment.body.id;
     },
@@ -150,6 +152,23 @@ export async function startExecutionApp(options: { allowPrivate?: string[]; env?
   };
   return app;
 }
+
+/** A scripted worker started by hand that finishes on `done`, with `body` (tools, notifications...) appended. */
+export function manualWorker(name: string, body: string): string {
+  return `apiVersion: packetagent/v1
+kind: Worker
+name: ${name}
+model: { provider: scripted, model: ${name} }
+instructions: Do the task.
+exit: { finish: { criteria: [done] } }
+triggers:
+  - { manual: {} }
+${body}
+`;
+}
+
+/** A script turn that finishes the run with its one criterion met. */
+export const FINISH_TURN = `  - toolCalls: [{ name: finish, arguments: { summary: done, criteria: [{ criterion: done, met: true, evidence: it was done }] } }]\n`;
 
 /** The example worker and its script, pointed at this app and a stand-in webhook. */
 export function healthReportExample(appPort: number): { worker: string; script: string } {

@@ -7,7 +7,7 @@ import { ActorDeployments } from './door/actor-deployments';
 import { PackageCheck } from './door/package-check';
 import { PacketAdeController } from './door/packetade.controller';
 import { PacketAdeDoor } from './door/packetade-door';
-import { PackagePreflight } from './door/preflight';
+import { PackagePreflight } from '../readiness/preflight';
 import { FeedAcknowledgements } from './feed/acknowledgements';
 import { ActorFeed } from './feed/actor-feed';
 import { PacketAdeFeedController } from './feed/feed.controller';

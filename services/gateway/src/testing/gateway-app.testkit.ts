@@ -13,6 +13,7 @@ import { EventStoreModule } from '@packetagent/eventstore';
 import { createTestBus, createTestDatabase, freePort, requestJson, testEnv, type HttpAnswer, type TestBus, type TestDatabase } from '@packetagent/testing';
 import { configureGatewayApp } from '../configure-app';
 import { GatewayModule } from '../gateway.module';
+import { withFrameworkErrorAnswers } from '../http/framework-errors';
 import type { GatewayOptions } from '../gateway.options';
 import { hashPassword } from '../identity/passwords';
 
@@ -89,7 +90,7 @@ export async function startGatewayTestApp(
         };
       }
     }
-    const created = await NestFactory.create<NestFastifyApplication>(TestRootModule.forRoot(), new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1_048_576 }), {
+    const created = await NestFactory.create<NestFastifyApplication>(TestRootModule.forRoot(), new FastifyAdapter(withFrameworkErrorAnswers({ bodyLimit: options.bodyLimitBytes ?? 1_048_576 })), {
       logger,
       abortOnError: false,
     });

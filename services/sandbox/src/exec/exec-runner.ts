@@ -152,6 +152,7 @@ export class ExecRunner {
       },
     };
     this.running.set(key, running);
+    const live = new LiveOutput(this.nats.nc, this.nats.prefix, request.workspaceId, request.execId);
     running.promise = (async () => {
       const base = { execId: request.execId, workspaceId: request.workspaceId, runId: request.runId ?? null, driver: target.driver, computer: target.computer, limits: checked.limits, unenforced: target.unenforced, startedAt: startedAt.toISOString() };
       const ended = (fields: Pick<ExecResult, 'state' | 'exitCode' | 'signal' | 'limit' | 'message' | 'stdout' | 'stderr' | 'egress'> & { killConfirmed?: boolean | null }): ExecResult => {
@@ -181,7 +182,6 @@ export class ExecRunner {
           if (!(error instanceof DriverStartError)) throw error;
           return ended({ state: 'failed', exitCode: null, signal: null, limit: null, message: error.message, stdout: NO_OUTPUT, stderr: NO_OUTPUT, egress });
         }
-        const live = new LiveOutput(this.nats.nc, this.nats.prefix, request.workspaceId, request.execId);
         live.started(checked.argv, target.driver);
         let limit: ExecLimitName | null = null;
         cancel = (hit) => {
@@ -222,7 +222,6 @@ export class ExecRunner {
               egress,
               killConfirmed: exit.killConfirmed ?? null,
             });
-        live.ended(result);
         return result;
       } finally {
         await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
@@ -236,7 +235,8 @@ export class ExecRunner {
         return { execId: request.execId, workspaceId: request.workspaceId, runId: request.runId ?? null, driver: target.driver, computer: target.computer, state: 'failed' as const, exitCode: null, signal: null, limit: null, message, durationMs: endedAt.getTime() - startedAt.getTime(), stdout: NO_OUTPUT, stderr: NO_OUTPUT, egress: [], limits: checked.limits, unenforced: target.unenforced, killConfirmed: null, startedAt: startedAt.toISOString(), endedAt: endedAt.toISOString() };
       })
       .then(async (result) => {
-        await this.store.finish(result, audited ? { actor: request.requestedBy } : null);
+        // The record first: a stream opened once `ended` is out must find the exec ended.
+        await this.store.finish(result, audited ? { actor: request.requestedBy } : null).finally(() => live.ended(result));
         return result;
       })
       .finally(() => this.running.delete(key));

@@ -28,6 +28,8 @@ export interface CheckedFetchRequest {
    * addresses are still checked, and the connection it gets must be to the address checked.
    */
   agent?: import('node:http').Agent;
+  /** checkedFetch, https only: PEM certificates trusted instead of the system's (an operator's private CA). */
+  ca?: string;
 }
 
 export interface CheckedFetchResponse extends HttpResponse {
@@ -103,6 +105,7 @@ export async function checkedFetch(request: CheckedFetchRequest): Promise<Checke
       pinned,
       maxResponseBytes: request.maxResponseBytes,
       signal: limit.signal,
+      ...(request.ca ? { ca: request.ca } : {}),
     });
     return { ...response, connectedAddress: pinned.address };
   } catch (error) {

@@ -7,7 +7,7 @@ import { PackageWorkerMismatchError } from './actor-errors';
 import { ActorCalls, type DoorTransport } from './actor-calls';
 import { ActorDeployments } from './actor-deployments';
 import { PackageCheck, type SignatureVerdict } from './package-check';
-import { PackagePreflight, type Preflight } from './preflight';
+import { PackagePreflight, type Preflight } from '../../readiness/preflight';
 
 /** Creating a version pins its MCP servers' tools; as long as the REST route allows. */
 const CREATE_VERSION_TIMEOUT_MS = 600_000 + 15_000;

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { jsonIssues, readPackageDocument, readPackageRequest, ValidationError, type JsonValue } from '@packetagent/contracts';
 import { ActorTokenOnly } from '../../access/access.decorators';
+import { ActivationDto, ControlledDeploymentDto, DeploymentDto, RunDto, RunPageDto } from '../../control-plane/control-plane-replies.dto';
 import type { ActorPrincipal } from '../actors/actor-principal';
 import { CallingActor } from './calling-actor';
 import { DeployReceiptDto, DoorActionDto, DoorRollbackDto, DoorRunDto, DoorRunsQueryDto, ValidationReportDto } from './door.dto';
@@ -68,6 +69,7 @@ export class PacketAdeController {
   /** A manual run with input: 201 for a new run, 200 for the same idempotency key again. */
   @Post('deployments/:id/runs')
   @ActorTokenOnly()
+  @ZodResponse({ status: 201, type: ActivationDto })
   async activate(
     @CallingActor() who: ActorPrincipal,
     @Param('id') id: string,
@@ -86,12 +88,14 @@ export class PacketAdeController {
 
   @Get('deployments/:id')
   @ActorTokenOnly()
+  @ZodResponse({ status: 200, type: DeploymentDto })
   inspect(@CallingActor() who: ActorPrincipal, @Param('id') id: string) {
     return this.door.inspect(who, 'rest', id);
   }
 
   @Get('deployments/:id/runs')
   @ActorTokenOnly()
+  @ZodResponse({ status: 200, type: RunPageDto })
   runs(@CallingActor() who: ActorPrincipal, @Param('id') id: string, @Query() query: DoorRunsQueryDto) {
     return this.door.listRuns(who, 'rest', id, query.cursor ?? null, query.limit);
   }
@@ -99,6 +103,7 @@ export class PacketAdeController {
   /** One run of the actor's deployments: its state, so a client can tell a run that ended before it started following. */
   @Get('runs/:runId')
   @ActorTokenOnly()
+  @ZodResponse({ status: 200, type: RunDto })
   run(@CallingActor() who: ActorPrincipal, @Param('runId') runId: string) {
     return this.door.getRun(who, 'rest', runId);
   }
@@ -106,6 +111,7 @@ export class PacketAdeController {
   @Post('deployments/:id/pause')
   @HttpCode(200)
   @ActorTokenOnly()
+  @ZodResponse({ status: 200, type: ControlledDeploymentDto })
   pause(@CallingActor() who: ActorPrincipal, @Param('id') id: string, @Body() body: DoorActionDto) {
     return this.door.control(who, 'rest', id, 'pause', body.reason ?? null, null);
   }
@@ -113,6 +119,7 @@ export class PacketAdeController {
   @Post('deployments/:id/resume')
   @HttpCode(200)
   @ActorTokenOnly()
+  @ZodResponse({ status: 200, type: ControlledDeploymentDto })
   resume(@CallingActor() who: ActorPrincipal, @Param('id') id: string, @Body() body: DoorActionDto) {
     return this.door.control(who, 'rest', id, 'resume', body.reason ?? null, null);
   }
@@ -120,6 +127,7 @@ export class PacketAdeController {
   @Post('deployments/:id/rollback')
   @HttpCode(200)
   @ActorTokenOnly()
+  @ZodResponse({ status: 200, type: ControlledDeploymentDto })
   rollback(@CallingActor() who: ActorPrincipal, @Param('id') id: string, @Body() body: DoorRollbackDto) {
     return this.door.control(who, 'rest', id, 'rollback', body.reason ?? null, body.version);
   }
@@ -127,6 +135,7 @@ export class PacketAdeController {
   @Post('deployments/:id/revoke')
   @HttpCode(200)
   @ActorTokenOnly()
+  @ZodResponse({ status: 200, type: ControlledDeploymentDto })
   revoke(@CallingActor() who: ActorPrincipal, @Param('id') id: string, @Body() body: DoorActionDto) {
     return this.door.control(who, 'rest', id, 'revoke', body.reason ?? null, null);
   }
