@@ -18,7 +18,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  * keeps it (`source.text`), otherwise the definition as YAML with its keys in the order a
  * definition is written (the stored form sorts them), never as canonical JSON.
  */
-export function definitionText(version: { definition: unknown; source?: { text?: unknown } | null }): string {
+export function definitionText(version: { definition: unknown; source?: { format?: unknown; text?: unknown } | null }): string {
   const written = version.source?.text;
   if (typeof written === 'string' && written.trim()) return written;
   const definition = version.definition;

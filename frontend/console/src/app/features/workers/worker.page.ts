@@ -146,7 +146,15 @@ triggers:
             <p class="secret">Webhook <code>{{ hook.triggerId }}</code> secret (shown once): <code>{{ hook.secret }}</code></p>
           }
         }
-        <div class="actions"><button type="button" (click)="deploy()" [disabled]="busy()">Deploy</button></div>
+        <div class="actions">
+          <button type="button" (click)="deploy(false)" [disabled]="busy()">Deploy</button>
+          @if (deployProblem()?.code === 'deployment_not_ready') {
+            <button type="button" class="danger" (click)="deploy(true)" [disabled]="busy()">Deploy anyway</button>
+          }
+        </div>
+        @if (deployProblem()?.code === 'deployment_not_ready') {
+          <p class="hint">Deploy anyway arms it now; its runs fail where they need what is missing.</p>
+        }
       </section>
     }
 
@@ -263,7 +271,7 @@ export class WorkerPage implements OnInit {
     });
   }
 
-  protected async deploy(): Promise<void> {
+  protected async deploy(acceptMissing: boolean): Promise<void> {
     await this.run(this.deployProblem, async () => {
       this.deployed.set(null);
       let overrides: unknown;
@@ -272,7 +280,7 @@ export class WorkerPage implements OnInit {
       } catch (error) {
         throw new Error(`the overrides are not JSON: ${error instanceof Error ? error.message : String(error)}`);
       }
-      const body = { workerId: this.workerId(), overrides, ...(this.deployVersion() ? { version: this.deployVersion() } : {}) };
+      const body = { workerId: this.workerId(), overrides, ...(this.deployVersion() ? { version: this.deployVersion() } : {}), ...(acceptMissing ? { acceptMissing: true } : {}) };
       this.deployed.set(await this.api.post<Deployment>(`${this.base()}/deployments`, body));
       await this.deployments.reload(true);
     });
