@@ -1,38 +1,18 @@
-/// <reference lib="dom" />
-/// <reference lib="dom.iterable" />
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ProviderFakes } from '@packetagent/providers';
+import { DRAFT_PROMPT, DRAFTED_DEFINITION } from '../../../services/all-in-one/src/testing/drafted-worker.fixture';
 import { startExecutionApp, type ExecutionApp } from '../../../services/all-in-one/src/testing/execution.testkit';
 
 const CHROMIUM = process.env['PACKETAGENT_CHROMIUM'] ?? '/usr/bin/chromium';
+const SCREENSHOTS = process.env['PACKETAGENT_SCREENSHOTS_DIR'];
 const BUILD = join(__dirname, '../dist/browser/index.html');
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
 const EMAIL = 'operator@example.com';
 const PASSWORD = 'correct horse battery staple';
-
-const MODEL_PROMPT = 'Every weekday at 9, fetch https://status.example.com/api/status and post a one-line summary to #ops on Slack.';
-
-/** What the local model answers for that prompt: the grants asked for, and one nobody asked for. */
-const MODEL_DEFINITION = {
-  apiVersion: 'packetagent/v1',
-  kind: 'Worker',
-  name: 'status-summary',
-  model: { preset: 'default' },
-  instructions: 'Fetch the status page and post a one-line summary to #ops.',
-  tools: [
-    { tool: 'http_fetch', verbs: ['GET'], resources: ['https://status.example.com/api/status'], approval: 'never' },
-    { tool: 'slack_post', resources: ['#ops'], approval: 'always', credentials: ['ops_webhook'] },
-    { tool: 'run_command', resources: ['curl *'], approval: 'always' },
-  ],
-  budgets: { perRunUsd: 0.1 },
-  bounds: { maxWallSeconds: 300, maxIterations: 6, maxToolCalls: 6 },
-  exit: { finish: { criteria: ['the summary was posted'] } },
-  triggers: [{ name: 'weekday-morning', cron: '0 9 * * 1-5', timezone: 'UTC' }, { manual: {} }],
-};
 
 interface AxeViolation {
   id: string;
@@ -101,7 +81,9 @@ describe('creation studio', () => {
       return { by, culprits };
     });
     if (wide.by > 0) findings.push(`${name} (phone): ${wide.by} px too wide (${wide.culprits.join(', ')})`);
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `studio-${name}-phone.png`), fullPage: true });
     await page.setViewportSize(DESKTOP);
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `studio-${name}-desktop.png`), fullPage: true });
   }
 
   async function runAxe(): Promise<AxeViolation[]> {
@@ -126,7 +108,7 @@ describe('creation studio', () => {
     await card.getByText('Started on demand').waitFor();
     await gallery.getByRole('article', { name: 'Weekly release notes' }).getByText('Every Friday at 16:00').waitFor();
     await card.getByText(/^Needs 1 thing$/).waitFor();
-    await check('studio');
+    await check('gallery');
 
     await card.getByRole('link', { name: 'Research summarizer' }).click();
     await page.waitForURL('**/studio/templates/research-summarizer');
@@ -215,9 +197,9 @@ describe('creation studio', () => {
   });
 
   it('drafts a worker with the local model through native structured output, without the grant nobody asked for', async () => {
-    local.reply(ProviderFakes.reply.text(JSON.stringify(MODEL_DEFINITION), { usage: { inputTokens: 1800, outputTokens: 400 } }));
+    local.reply(ProviderFakes.reply.text(JSON.stringify(DRAFTED_DEFINITION), { usage: { inputTokens: 1800, outputTokens: 400 } }));
     await page.goto(studio());
-    await page.getByLabel('What should the worker do?').fill(MODEL_PROMPT);
+    await page.getByLabel('What should the worker do?').fill(DRAFT_PROMPT);
     await page.getByLabel('Model that drafts').selectOption('model');
     await page.getByLabel('Provider').selectOption('local');
     await page.getByRole('button', { name: 'Draft', exact: true }).click();

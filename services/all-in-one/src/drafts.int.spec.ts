@@ -1,5 +1,6 @@
 import { ProviderFakes } from '@packetagent/providers';
 import { bearer } from './testing/app.testkit';
+import { DRAFT_PROMPT, DRAFTED_DEFINITION } from './testing/drafted-worker.fixture';
 import { startExecutionApp, type ExecutionApp } from './testing/execution.testkit';
 
 interface Draft {
@@ -11,26 +12,6 @@ interface Draft {
   notes: string[];
   readiness: { ready: boolean; missing: { kind: string; name: string }[] } | null;
 }
-
-const PROMPT = 'Every weekday at 9, fetch https://status.example.com/api/status and post a one-line summary to #ops on Slack.';
-
-/** What a model drafting that prompt answers: asked-for grants, and one it was not asked for. */
-const DRAFTED = {
-  apiVersion: 'packetagent/v1',
-  kind: 'Worker',
-  name: 'status-summary',
-  model: { preset: 'default' },
-  instructions: 'Fetch the status page and post a one-line summary to #ops.',
-  tools: [
-    { tool: 'http_fetch', verbs: ['GET'], resources: ['https://status.example.com/api/status'], approval: 'never' },
-    { tool: 'slack_post', resources: ['#ops'], approval: 'always', credentials: ['ops_webhook'] },
-    { tool: 'run_command', resources: ['curl *'], approval: 'always' },
-  ],
-  budgets: { perRunUsd: 0.1 },
-  bounds: { maxWallSeconds: 300, maxIterations: 6, maxToolCalls: 6 },
-  exit: { finish: { criteria: ['the summary was posted'] } },
-  triggers: [{ name: 'weekday-morning', cron: '0 9 * * 1-5', timezone: 'UTC' }, { manual: {} }],
-};
 
 describe('prompt-to-worker drafts', () => {
   const server = new ProviderFakes.FakeOpenAiServer();
@@ -55,16 +36,16 @@ describe('prompt-to-worker drafts', () => {
   });
 
   it('asks a model that supports it through native structured output, removes the grant nobody asked for, and reports validity and readiness', async () => {
-    server.reply(ProviderFakes.reply.text(JSON.stringify(DRAFTED), { usage: { inputTokens: 1800, outputTokens: 400 } }));
+    server.reply(ProviderFakes.reply.text(JSON.stringify(DRAFTED_DEFINITION), { usage: { inputTokens: 1800, outputTokens: 400 } }));
 
-    const answer = await draft({ prompt: PROMPT, model: { provider: 'local', model: 'qwen3-8b' } });
+    const answer = await draft({ prompt: DRAFT_PROMPT, model: { provider: 'local', model: 'qwen3-8b' } });
 
     expect(answer.status).toBe(200);
     expect(answer.body.drafter).toMatchObject({ kind: 'model', provider: 'local', model: 'qwen3-8b', structuredOutput: 'native' });
     const sent = server.requests[0]!.body as { response_format?: { type: string; json_schema: { schema: { properties: Record<string, unknown> } } }; messages: { role: string; content: string }[] };
     expect(sent.response_format?.type).toBe('json_schema');
     expect(Object.keys(sent.response_format!.json_schema.schema.properties)).toEqual(expect.arrayContaining(['apiVersion', 'model', 'tools', 'triggers']));
-    expect(sent.messages.at(-1)!.content).toContain(PROMPT);
+    expect(sent.messages.at(-1)!.content).toContain(DRAFT_PROMPT);
 
     expect(answer.body.removedGrants).toEqual([{ tool: 'run_command', reason: 'the request does not ask for what run_command does' }]);
     expect(answer.body.valid).toBe(true);
@@ -75,9 +56,9 @@ describe('prompt-to-worker drafts', () => {
   });
 
   it('gives the schema in the prompt, once, to a model without structured output, and reads its fenced answer', async () => {
-    server.reply(ProviderFakes.reply.text(`Here is the worker:\n\`\`\`json\n${JSON.stringify(DRAFTED)}\n\`\`\``));
+    server.reply(ProviderFakes.reply.text(`Here is the worker:\n\`\`\`json\n${JSON.stringify(DRAFTED_DEFINITION)}\n\`\`\``));
 
-    const answer = await draft({ prompt: PROMPT, model: { provider: 'local', model: 'plain' } });
+    const answer = await draft({ prompt: DRAFT_PROMPT, model: { provider: 'local', model: 'plain' } });
 
     expect(answer.status).toBe(200);
     expect(answer.body.drafter).toMatchObject({ kind: 'model', structuredOutput: 'prompt' });
@@ -89,15 +70,15 @@ describe('prompt-to-worker drafts', () => {
   });
 
   it('returns an invalid draft for review with every issue at its path, and a non-JSON answer as such', async () => {
-    server.reply(ProviderFakes.reply.text(JSON.stringify({ ...DRAFTED, bounds: { maxIterations: 0 }, name: 'Bad Name' })));
-    const invalid = await draft({ prompt: PROMPT, model: { provider: 'local', model: 'qwen3-8b' } });
+    server.reply(ProviderFakes.reply.text(JSON.stringify({ ...DRAFTED_DEFINITION, bounds: { maxIterations: 0 }, name: 'Bad Name' })));
+    const invalid = await draft({ prompt: DRAFT_PROMPT, model: { provider: 'local', model: 'qwen3-8b' } });
     expect(invalid.status).toBe(200);
     expect(invalid.body.valid).toBe(false);
     expect(invalid.body.errors.map((error) => error.path).sort()).toEqual(['bounds.maxIterations', 'name']);
     expect(invalid.body.readiness).toBeNull();
 
     server.reply(ProviderFakes.reply.text('Sorry, I cannot write that.'));
-    const prose = await draft({ prompt: PROMPT, model: { provider: 'local', model: 'qwen3-8b' } });
+    const prose = await draft({ prompt: DRAFT_PROMPT, model: { provider: 'local', model: 'qwen3-8b' } });
     expect(prose.body).toMatchObject({ valid: false, source: 'Sorry, I cannot write that.', errors: [{ path: '(answer)', message: 'the model did not answer a JSON object' }] });
   });
 
@@ -113,7 +94,7 @@ describe('prompt-to-worker drafts', () => {
 
   it('refuses a viewer, an empty prompt and a prompt too long, with problem+json', async () => {
     const viewer = (await app.sut.request<{ secret: string }>('POST', `/api/v1/workspaces/${app.ws}/api-keys`, { body: { name: 'v', role: 'viewer' }, headers: bearer(app.owner) })).body.secret;
-    expect((await draft({ prompt: PROMPT }, viewer)).status).toBe(403);
+    expect((await draft({ prompt: DRAFT_PROMPT }, viewer)).status).toBe(403);
     const empty = await draft({ prompt: '   ' });
     expect(empty.status).toBe(400);
     expect(empty.headers.get('content-type')).toContain('application/problem+json');

@@ -22,7 +22,8 @@ export async function requestJson<T = Record<string, unknown>>(baseUrl: string, 
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  // A copy into a plain Uint8Array: a Buffer is a BodyInit to Node's fetch types but not to the DOM's, which the browser suites compile against.
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body: typeof body === 'string' || body === undefined ? body : Uint8Array.from(body) });
   const text = await response.text();
   let parsed: unknown = null;
   try {

@@ -1,5 +1,5 @@
 import type { Attention } from '../approvals/attention-facts';
-import { describeWait, isAnswerable, runControls } from './run-controls';
+import { describeWait, isAnswerable, runControls, summaryTrails } from './run-controls';
 
 const run = (state: string, changes: { pauseRequested?: boolean; stopRequested?: boolean } = {}) => ({ state, pauseRequested: false, stopRequested: false, ...changes });
 
@@ -46,5 +46,26 @@ describe(describeWait.name, () => {
     expect(isAnswerable({ reason: 'approval', attentionId: 'att1' })).toBe(true);
     expect(isAnswerable({ reason: 'paused', attentionId: null })).toBe(false);
     expect(isAnswerable(null)).toBe(false);
+  });
+});
+
+describe(summaryTrails.name, () => {
+  const summary = (state: string, changes: { waitingOn?: { reason: string; attentionId: string | null } | null; endedAt?: string | null } = {}) => ({ state, waitingOn: null, endedAt: null, ...changes });
+
+  it('trails while it has another state than the run, or none yet', () => {
+    expect(summaryTrails({ state: 'waiting' }, summary('running'))).toBe(true);
+    expect(summaryTrails({ state: 'running' }, null)).toBe(true);
+    expect(summaryTrails({ state: 'running' }, summary('running'))).toBe(false);
+  });
+
+  it('trails while a waiting run does not yet say what it waits on', () => {
+    expect(summaryTrails({ state: 'waiting' }, summary('waiting'))).toBe(true);
+    expect(summaryTrails({ state: 'waiting' }, summary('waiting', { waitingOn: { reason: 'approval', attentionId: 'att1' } }))).toBe(false);
+  });
+
+  it('trails while an ended run has no end time, and never without a run', () => {
+    expect(summaryTrails({ state: 'succeeded' }, summary('succeeded'))).toBe(true);
+    expect(summaryTrails({ state: 'succeeded' }, summary('succeeded', { endedAt: '2026-12-04T00:00:00Z' }))).toBe(false);
+    expect(summaryTrails(null, null)).toBe(false);
   });
 });

@@ -57,3 +57,15 @@ export function describeWait(waitingOn: WaitingOn, attention: Attention | null):
 export function isAnswerable(waitingOn: WaitingOn | null): boolean {
   return waitingOn !== null && waitingOn.attentionId !== null && (waitingOn.reason === 'approval' || waitingOn.reason === 'budget' || waitingOn.reason === 'question');
 }
+
+/**
+ * Whether the read model's summary trails the run as intake reports it: another state, a waiting
+ * run whose summary does not yet say what it waits on, or an ended run without its end time.
+ */
+export function summaryTrails(run: { state: string } | null | undefined, summary: { state: string; waitingOn: WaitingOn | null; endedAt: string | null } | null | undefined): boolean {
+  if (!run) return false;
+  if (!summary) return true;
+  if (summary.state !== run.state) return true;
+  if (run.state === 'waiting') return summary.waitingOn === null;
+  return !isActiveRunState(run.state) && summary.endedAt === null;
+}

@@ -22,7 +22,7 @@ import { MeterComponent } from '../../shared/meter.component';
 import { NameComponent } from '../../shared/name.component';
 import type { Attention } from '../approvals/attention-facts';
 import { RunApprovalComponent } from './run-approval.component';
-import { describeWait, isAnswerable, runControls } from './run-controls';
+import { describeWait, isAnswerable, runControls, summaryTrails } from './run-controls';
 import { runMeters } from './run-meters';
 import { buildWaterfall } from './waterfall';
 import { WaterfallComponent } from './waterfall.component';
@@ -227,6 +227,7 @@ export class RunPage implements OnInit {
     return id ? this.api.get<Attention>(`/api/v1/workspaces/${this.ws()}/attention/${encodeURIComponent(id)}`) : Promise.resolve(null);
   }, false);
   private approvalFor: string | null = null;
+  private settling = false;
   protected readonly waitingOn = computed(() => (this.run.value()?.state === 'waiting' ? (this.summary.value()?.waitingOn ?? null) : null));
   protected readonly answerable = computed(() => isAnswerable(this.waitingOn()));
   protected readonly waitText = computed(() => {
@@ -309,6 +310,7 @@ export class RunPage implements OnInit {
 
   private async start(): Promise<void> {
     await Promise.all([this.run.reload(), this.summary.reload().then(() => this.refreshApproval()), this.supervision.reload(), this.catchUp()]);
+    void this.settleSummary();
     if (this.destroyed || !this.active()) return;
     const last = this.events().at(-1)?.position;
     this.stream = new LiveStream({
@@ -364,23 +366,28 @@ export class RunPage implements OnInit {
       this.refreshTimer = null;
       await Promise.all([this.run.reload(true), this.summary.reload(true).then(() => this.refreshApproval()), this.supervision.reload(true)]);
       this.now.set(Date.now());
-      if (!this.active()) {
-        this.stream?.stop();
-        void this.settleSummary();
-      }
+      if (!this.active()) this.stream?.stop();
+      void this.settleSummary();
     }, 250);
   }
 
   /**
-   * The summary comes from the read model, which may trail the run by a moment: once the run
-   * has ended, ask again (a bounded number of times) until the summary shows the end too.
+   * The summary comes from the read model, which may trail the run by a moment, and a waiting or
+   * ended run sends no further event to refresh it: ask again (a bounded number of times) until
+   * the summary shows the run's state, what a waiting run waits on, and an ended run's end.
    */
   private async settleSummary(attempts = 10): Promise<void> {
-    for (let attempt = 0; attempt < attempts && !this.destroyed; attempt++) {
-      const state = this.summary.value()?.state;
-      if (state !== undefined && !isActiveRunState(state) && this.summary.value()?.endedAt) return;
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      await this.summary.reload(true);
+    if (this.settling) return;
+    this.settling = true;
+    try {
+      for (let attempt = 0; attempt < attempts && !this.destroyed; attempt++) {
+        if (!summaryTrails(this.run.value(), this.summary.value())) return;
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await this.summary.reload(true);
+        await this.refreshApproval();
+      }
+    } finally {
+      this.settling = false;
     }
   }
 
@@ -389,8 +396,8 @@ export class RunPage implements OnInit {
     if (this.destroyed) return;
     this.pollTimer = setTimeout(async () => {
       await Promise.all([this.catchUp(), this.run.reload(true), this.summary.reload(true).then(() => this.refreshApproval())]);
+      void this.settleSummary();
       if (this.active()) this.poll();
-      else void this.settleSummary();
     }, POLL_MS);
   }
 
