@@ -13,7 +13,7 @@ import { Session } from './core/session';
     .skip:focus { left: 0.5rem; }
     header { display: flex; flex-wrap: wrap; align-items: center; gap: 0.75rem 1.25rem; padding: 0.6rem 1.25rem; background: #0d1b2a; color: #fff; }
     header a.brand { color: #fff; font-weight: 700; text-decoration: none; }
-    header label { display: inline; margin: 0; font-weight: 400; }
+    header label { display: inline; margin: 0 0.4rem 0 0; font-weight: 400; }
     header select { width: auto; padding: 0.25rem 0.4rem; color: var(--fg); }
     .who { margin-left: auto; display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; }
     .who button { background: transparent; border-color: #fff; color: #fff; padding: 0.25rem 0.7rem; }

@@ -14,6 +14,8 @@ const WIDTH = 600;
 const HEIGHT = 160;
 const LEFT = 44;
 const BOTTOM = 20;
+/** Room for the last axis label, centred on the last bucket, to overhang the plot. */
+const RIGHT = 18;
 
 /** A small SVG chart of stacked bars and lines per time bucket, with its figures as a table for screen readers. */
 @Component({
@@ -68,7 +70,7 @@ export class TrendChartComponent {
   protected readonly height = HEIGHT;
   protected readonly left = LEFT;
   protected readonly bottom = BOTTOM;
-  protected readonly plot = WIDTH - LEFT;
+  protected readonly plot = WIDTH - LEFT - RIGHT;
   protected readonly max = computed(() => {
     const bars = this.series().filter((s) => !s.line);
     const stacked = this.labels().map((_, i) => bars.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
