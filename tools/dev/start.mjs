@@ -9,6 +9,8 @@ import { ensureInstalled, ROOT } from './install.mjs';
 const DATA = resolve(process.env.PACKETAGENT_DATA_DIR || join(ROOT, '.data'));
 const LOCK = join(DATA, 'packetagent.pid');
 const PORT = Number(process.env.PACKETAGENT_PORT ?? 8484);
+// localhost rather than 127.0.0.1: browsers bind passkeys to a host name and refuse an IP address.
+const PUBLIC_URL = (process.env.PACKETAGENT_PUBLIC_URL ?? `http://localhost:${PORT}`).replace(/\/+$/, '');
 const log = (message) => process.stdout.write(`${message}\n`);
 
 function alive(pid) {
@@ -134,6 +136,7 @@ async function main() {
         PACKETAGENT_REDIS_URL: redisUrl,
         PACKETAGENT_DATA_DIR: DATA,
         PACKETAGENT_PORT: String(PORT),
+        PACKETAGENT_PUBLIC_URL: PUBLIC_URL,
       },
       stdio: 'inherit',
       detached: true,
@@ -166,19 +169,19 @@ async function main() {
     log('');
     log(`PacketAgent is running at ${base}`);
     log(`  health:    ${base}/healthz   readiness: ${base}/readyz`);
-    log(`  console:   ${base}/`);
+    log(`  console:   ${PUBLIC_URL}/   (the public URL: passkeys are bound to its host name)`);
     log(`  API:       ${base}/api/v1   (OpenAPI: ${base}/api/v1/openapi.json)`);
     if (process.env.PACKETAGENT_GRPC_ENABLED !== 'false') {
       log(`  PacketADE: gRPC on 127.0.0.1:${process.env.PACKETAGENT_GRPC_PORT ?? 8485} (packetagent.v1.PacketAde; REST under ${base}/api/v1/packetade)`);
     }
     for (const line of sandboxNotes()) log(line);
     if (existsSync(setupToken)) {
-      log(`First run: open ${base}/setup and paste the one-time token from ${setupToken}; or with curl:`);
+      log(`First run: open ${PUBLIC_URL}/setup and paste the one-time token from ${setupToken}; or with curl:`);
       log(`  curl -X POST ${base}/api/v1/setup -H 'content-type: application/json' \\`);
       log(`    -d '{"token":"<token from the file>","email":"you@example.com","password":"<12+ characters>","workspace":"Ops"}'`);
       log('  The answer holds the workspace id and an owner API key (shown once).');
     } else {
-      log(`Sign in at ${base}/ with your e-mail and password; for the API, POST ${base}/api/v1/auth/login or use an API key as "Authorization: Bearer pa_..."`);
+      log(`Sign in at ${PUBLIC_URL}/ with your e-mail and password; for the API, POST ${base}/api/v1/auth/login or use an API key as "Authorization: Bearer pa_..."`);
     }
     log('Press Ctrl-C to stop everything this command started.');
   } catch (error) {

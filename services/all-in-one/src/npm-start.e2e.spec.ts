@@ -65,6 +65,10 @@ describe('npm start', () => {
     await eventually(() => first.output().includes('PacketAgent is running at'), { timeoutMs: 200_000, intervalMs: 100, what: `the first start (${first.output()})` });
     expect(first.output()).toContain(`http://127.0.0.1:${ports.app}`);
     expect((await fetch(`http://127.0.0.1:${ports.app}/readyz`)).status).toBe(200);
+    // The console's address is a host name, so passkeys are on for a plain `npm start`.
+    expect(first.output()).toContain(`console:   http://localhost:${ports.app}/`);
+    const passkeyOptions = await fetch(`http://127.0.0.1:${ports.app}/api/v1/auth/login/passkey/options`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect([passkeyOptions.status, ((await passkeyOptions.json()) as { rpId?: string }).rpId]).toEqual([200, 'localhost']);
     const tokenFile = join(dataDir, 'setup-token');
     expect(first.output()).toContain(tokenFile);
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
