@@ -24,6 +24,19 @@ export async function appendAudit(
   await store.append(workspaceStream(workspaceId), expectedVersion, events.map((event) => ({ ...event, actor })), { workspaceId, client });
 }
 
+/**
+ * Appends an audit event about a user (their second factor, their passkeys) to the stream of
+ * every workspace they belong to, so each workspace's audit shows it. Workspaces are locked in
+ * id order, so two such transactions cannot deadlock.
+ */
+export async function appendUserAudit(store: PostgresEventStore, client: PoolClient, userId: string, actor: Actor, events: AuditEvent[]): Promise<void> {
+  const memberships = await client.query<{ workspace_id: string }>(`SELECT workspace_id FROM identity.memberships WHERE user_id = $1 ORDER BY workspace_id`, [userId]);
+  for (const { workspace_id: workspaceId } of memberships.rows) {
+    await lockWorkspace(client, workspaceId);
+    await appendAudit(store, client, workspaceId, actor, events);
+  }
+}
+
 /** Locks the workspace row for the rest of the transaction; false when there is no such workspace. */
 export async function lockWorkspace(client: PoolClient, workspaceId: string): Promise<boolean> {
   const { rowCount } = await client.query(`SELECT 1 FROM identity.workspaces WHERE id = $1 FOR UPDATE`, [workspaceId]);

@@ -59,6 +59,15 @@ describe(PasskeysController.name, () => {
     return answer.body.id;
   }
 
+  /** The audit events of one passkey in the owner's workspace, oldest first. */
+  async function passkeyAudit(id: string): Promise<{ type: string; data: Record<string, unknown>; actor: { kind: string } }[]> {
+    const { rows } = await sut.db.pool.query(
+      `SELECT type, data, metadata->'actor' AS actor FROM events WHERE stream_id = $1 AND data->>'passkeyId' = $2 ORDER BY stream_version`,
+      [`workspace-${owner.workspaceId}`, id],
+    );
+    return rows;
+  }
+
   /** Makes the session look as if it signed in `minutes` ago, as Redis would hold it then. */
   async function age(as: SignedIn, minutes: number): Promise<void> {
     const redis = new Redis(TEST_REDIS_URL);
@@ -95,6 +104,10 @@ describe(PasskeysController.name, () => {
       expect(stored.rows).toEqual([{ credential_id: passkey.id, counter: '0', has_key: true }]);
       const again = await registrationOptions(session);
       expect(again.body.excludeCredentials).toEqual([expect.objectContaining({ id: passkey.id, type: 'public-key' })]);
+      // Recorded in the owner's workspace by ids alone: neither the name nor the credential.
+      const audit = await passkeyAudit(passkeyId);
+      expect(audit).toEqual([{ type: 'user.passkey_added', data: { userId: expect.any(String), passkeyId }, actor: { kind: 'user', id: audit[0]!.data['userId'] } }]);
+      expect(JSON.stringify(audit)).not.toContain(passkey.id);
     });
 
     it('refuses a replayed challenge, an answer from another origin, and one without user verification', async () => {
@@ -222,6 +235,11 @@ describe(PasskeysController.name, () => {
       expect(sut.logger.text()).toContain(`passkey ${passkeyId} of user`);
       const list = await sut.request<{ items: { id: string; lastCounterRegressionAt: string | null }[] }>('GET', '/api/v1/auth/passkeys', { headers: session.headers(false) });
       expect(list.body.items[0]!.lastCounterRegressionAt).not.toBeNull();
+      expect((await passkeyAudit(passkeyId)).at(-1)).toMatchObject({
+        type: 'user.passkey_counter_regressed',
+        data: { passkeyId, storedCounter: stored, presentedCounter: stored - 1 },
+        actor: { kind: 'system', id: 'gateway' },
+      });
 
       // The real authenticator, counting on, still signs in.
       const next = await loginOptions();
@@ -281,6 +299,8 @@ describe(PasskeysController.name, () => {
       const fresh = await login(passkey.get(options.body));
       const confirmed = signedIn(sessionCookieOf(fresh)!, fresh.body.csrfToken);
       expect((await sut.request('DELETE', `/api/v1/auth/passkeys/${passkeyId}`, { headers: confirmed.headers() })).status).toBe(204);
+      expect((await passkeyAudit(passkeyId)).map((event) => event.type)).toEqual(['user.passkey_added', 'user.passkey_counter_regressed', 'user.passkey_removed']);
+      expect(await passkeyAudit(theirId)).toEqual([]);
       const gone = await loginOptions();
       expect((await login(passkey.get(gone.body))).status).toBe(401);
     });

@@ -23,6 +23,11 @@ export const ApiKeyCreatedV1 = z.object({
 });
 export const ApiKeyRevokedV1 = z.object({ workspaceId, apiKeyId: z.string().min(1).max(64) });
 export const UserTotpEnabledV1 = z.object({ userId });
+const passkeyId = z.uuid();
+export const UserPasskeyAddedV1 = z.object({ userId, passkeyId });
+export const UserPasskeyRemovedV1 = z.object({ userId, passkeyId });
+/** A sign-in refused because the authenticator's signature counter did not move forward: a possible copy of the credential. */
+export const UserPasskeyCounterRegressedV1 = z.object({ userId, passkeyId, storedCounter: z.number().int().min(0), presentedCounter: z.number().int().min(0) });
 export const SetupCompletedV1 = z.object({ workspaceId, ownerUserId: userId });
 
 export const IdentityEventTypes = {
@@ -31,6 +36,9 @@ export const IdentityEventTypes = {
   apiKeyCreated: 'api_key.created',
   apiKeyRevoked: 'api_key.revoked',
   userTotpEnabled: 'user.totp_enabled',
+  userPasskeyAdded: 'user.passkey_added',
+  userPasskeyRemoved: 'user.passkey_removed',
+  userPasskeyCounterRegressed: 'user.passkey_counter_regressed',
   setupCompleted: 'setup.completed',
 } as const;
 
@@ -53,5 +61,8 @@ export function registerIdentityEvents(registry: EventRegistry): EventRegistry {
     .register(IdentityEventTypes.apiKeyCreated, 1, ApiKeyCreatedV1)
     .register(IdentityEventTypes.apiKeyRevoked, 1, ApiKeyRevokedV1)
     .register(IdentityEventTypes.userTotpEnabled, 1, UserTotpEnabledV1)
+    .register(IdentityEventTypes.userPasskeyAdded, 1, UserPasskeyAddedV1)
+    .register(IdentityEventTypes.userPasskeyRemoved, 1, UserPasskeyRemovedV1)
+    .register(IdentityEventTypes.userPasskeyCounterRegressed, 1, UserPasskeyCounterRegressedV1)
     .register(IdentityEventTypes.setupCompleted, 1, SetupCompletedV1);
 }

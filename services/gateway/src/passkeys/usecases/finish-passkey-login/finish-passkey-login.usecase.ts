@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { verifyAuthenticationResponse, type VerifiedAuthenticationResponse } from '@simplewebauthn/server';
-import { PG_POOL } from '@packetagent/eventstore';
+import { IdentityEventTypes } from '@packetagent/contracts';
+import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
 import { PasskeyNotAcceptedError } from '../../../identity/errors';
+import { appendUserAudit } from '../../../identity/persistence';
 import { LoginThrottle } from '../../../sessions/login-throttle';
 import { SessionStore, type NewSession } from '../../../sessions/session.store';
 import { answeredChallenge, CeremonyChallenges } from '../../ceremony-challenges';
@@ -15,7 +17,8 @@ import { RelyingParty } from '../../relying-party';
  * the passkey is something the person has, and its required user verification (PIN or
  * biometric on the authenticator) the second factor. Every refusal looks alike to the caller,
  * counts towards the login throttle and is logged with its reason; a signature counter that
- * did not move forward is also recorded against the passkey.
+ * did not move forward is also recorded against the passkey and, as
+ * `user.passkey_counter_regressed`, in each of its user's workspaces.
  */
 @Injectable()
 export class FinishPasskeyLogin {
@@ -23,6 +26,7 @@ export class FinishPasskeyLogin {
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly store: PostgresEventStore,
     private readonly relyingParty: RelyingParty,
     private readonly challenges: CeremonyChallenges,
     private readonly sessions: SessionStore,
@@ -69,11 +73,7 @@ export class FinishPasskeyLogin {
 
     const presented = verification.authenticationInfo.newCounter;
     if (!(await this.advanceCounter(passkey, presented, verification.authenticationInfo.credentialBackedUp))) {
-      await this.pool.query(
-        `INSERT INTO identity.passkey_counter_regressions (passkey_id, stored_counter, presented_counter)
-         SELECT id, counter, $2 FROM identity.passkeys WHERE id = $1`,
-        [passkey.id, presented],
-      );
+      await this.recordRegression(passkey, presented);
       this.logger.warn(`passkey ${passkey.id} of user ${passkey.user_id} presented counter ${presented}, not above the stored one: refused as a possible copy`);
       return this.refuse(email, clientIp, `passkey ${passkey.id}: the signature counter went backwards`);
     }
@@ -96,6 +96,21 @@ export class FinishPasskeyLogin {
       [passkey.id, presented, backedUp],
     );
     return rowCount === 1;
+  }
+
+  /** The gateway, not the presenter, is the actor: whoever holds the copy is not known. */
+  private async recordRegression(passkey: PasskeyRow, presented: number): Promise<void> {
+    await this.store.transaction(async (client) => {
+      const { rows } = await client.query<{ stored: string }>(
+        `INSERT INTO identity.passkey_counter_regressions (passkey_id, stored_counter, presented_counter)
+         SELECT id, counter, $2 FROM identity.passkeys WHERE id = $1
+         RETURNING stored_counter AS stored`,
+        [passkey.id, presented],
+      );
+      if (rows.length === 0) return;
+      const data = { userId: passkey.user_id, passkeyId: passkey.id, storedCounter: Number(rows[0]!.stored), presentedCounter: presented };
+      await appendUserAudit(this.store, client, passkey.user_id, { kind: 'system', id: 'gateway' }, [{ type: IdentityEventTypes.userPasskeyCounterRegressed, data }]);
+    });
   }
 
   private async emailOf(userId: string): Promise<string | null> {

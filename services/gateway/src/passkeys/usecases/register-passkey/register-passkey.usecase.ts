@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { verifyRegistrationResponse, type VerifiedRegistrationResponse } from '@simplewebauthn/server';
-import { ValidationError } from '@packetagent/contracts';
-import { PG_POOL } from '@packetagent/eventstore';
+import { IdentityEventTypes, ValidationError } from '@packetagent/contracts';
+import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
+import { appendUserAudit } from '../../../identity/persistence';
 import { RecentAuthentication } from '../../../sessions/recent-authentication';
 import { answeredChallenge, CeremonyChallenges } from '../../ceremony-challenges';
 import { PasskeyAlreadyExistsError } from '../../passkey.errors';
@@ -19,14 +20,14 @@ function refused(message: string): ValidationError {
 
 /**
  * Verifies the browser's answer to the registration options (challenge of this user, once;
- * the configured origin and RP id; user verification) and stores the credential.
+ * the configured origin and RP id; user verification) and stores the credential, recorded as
+ * `user.passkey_added` in each of the user's workspaces in the same transaction.
  */
 @Injectable()
 export class RegisterPasskey {
-  private readonly logger = new Logger('passkeys');
-
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly store: PostgresEventStore,
     private readonly relyingParty: RelyingParty,
     private readonly challenges: CeremonyChallenges,
     private readonly recent: RecentAuthentication,
@@ -58,16 +59,18 @@ export class RegisterPasskey {
     const { credential, credentialDeviceType, credentialBackedUp } = verification.registrationInfo;
     const id = uuidv7();
     try {
-      await this.pool.query(
-        `INSERT INTO identity.passkeys (id, user_id, credential_id, public_key, counter, transports, name, device_type, backed_up)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [id, userId, credential.id, Buffer.from(credential.publicKey), credential.counter, credential.transports ?? [], command.name, credentialDeviceType, credentialBackedUp],
-      );
+      await this.store.transaction(async (client) => {
+        await client.query(
+          `INSERT INTO identity.passkeys (id, user_id, credential_id, public_key, counter, transports, name, device_type, backed_up)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [id, userId, credential.id, Buffer.from(credential.publicKey), credential.counter, credential.transports ?? [], command.name, credentialDeviceType, credentialBackedUp],
+        );
+        await appendUserAudit(this.store, client, userId, { kind: 'user', id: userId }, [{ type: IdentityEventTypes.userPasskeyAdded, data: { userId, passkeyId: id } }]);
+      });
     } catch (error) {
       if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) throw new PasskeyAlreadyExistsError();
       throw error;
     }
-    this.logger.log(`passkey ${id} registered by user ${userId}`);
     const row = await passkeyOf(this.pool, userId, id);
     if (!row) throw new Error(`passkey ${id} vanished after it was stored`);
     return toPasskeyView(row);

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { IdentityEventTypes, ValidationError } from '@packetagent/contracts';
 import { PG_POOL, PostgresEventStore } from '@packetagent/eventstore';
 import { ConflictError } from '../../../identity/errors';
-import { appendAudit, lockWorkspace } from '../../../identity/persistence';
+import { appendUserAudit } from '../../../identity/persistence';
 import { newRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeHash } from '../../recovery-codes';
 import { SecondFactor } from '../../second-factor';
 import type { EnableTotpCommand } from './enable-totp.command';
@@ -45,15 +45,7 @@ export class EnableTotp {
         userId,
         recoveryCodes.map(recoveryCodeHash),
       ]);
-      const memberships = await client.query<{ workspace_id: string }>(
-        `SELECT workspace_id FROM identity.memberships WHERE user_id = $1 ORDER BY workspace_id`,
-        [userId],
-      );
-      // Locks taken in id order, so two such transactions cannot deadlock.
-      for (const { workspace_id: workspaceId } of memberships.rows) {
-        await lockWorkspace(client, workspaceId);
-        await appendAudit(this.store, client, workspaceId, { kind: 'user', id: userId }, [{ type: IdentityEventTypes.userTotpEnabled, data: { userId } }]);
-      }
+      await appendUserAudit(this.store, client, userId, { kind: 'user', id: userId }, [{ type: IdentityEventTypes.userTotpEnabled, data: { userId } }]);
     });
     return { recoveryCodes };
   }
