@@ -115,6 +115,15 @@ describe('templates, readiness and deploy refusal', () => {
     expect(anyway.status).toBe(201);
     expect(anyway.body.readiness.ready).toBe(false);
     expect(anyway.body.readiness.missing.map((item) => item.name)).toContain('release_mail');
+
+    // Readiness is of the deployment's effective definition: overrides that take a credential
+    // out of a grant take it out of what is missing too.
+    const narrowed = await app.sut.request<{ code: string; errors: { path: string }[] }>('POST', api('/deployments'), {
+      body: { workerId: made.body.workerId, overrides: { tools: [{ tool: 'email_send', resources: ['product@example.com'], approval: 'always', credentials: [] }] } },
+      headers: asOwner(),
+    });
+    expect([narrowed.status, narrowed.body.code]).toEqual([422, 'deployment_not_ready']);
+    expect(narrowed.body.errors.map((error) => error.path)).toEqual(['providers.preset:default']);
   });
 
   it('checks a definition before it is saved: every issue at its path, or its readiness', async () => {

@@ -48,7 +48,7 @@ export class DeploymentsController {
   ) {
     const key = body.idempotencyKey ?? idempotencyKeyHeader(headerKey);
     // A deployment that cannot run is refused before anything is armed, unless asked for anyway.
-    const { workerName, readiness } = await this.readiness.of(who.workspaceId, body.workerId, body.version ?? null);
+    const { workerName, readiness } = await this.readiness.of(who.workspaceId, body.workerId, body.version ?? null, body.overrides);
     if (!readiness.ready && !body.acceptMissing) throw new DeploymentNotReadyError(workerName, readiness.missing);
     const result = await this.bus.request(IntakeCommands.createDeployment, {
       workspaceId: who.workspaceId,

@@ -31,7 +31,7 @@ interface Options {
 
 describe(PasskeysController.name, () => {
   let sut: GatewayTestApp;
-  let owner: { email: string; password: string; apiKey: string };
+  let owner: { workspaceId: string; email: string; password: string; apiKey: string };
   let session: SignedIn;
   let passkey: SoftwarePasskey;
   let passkeyId: string;

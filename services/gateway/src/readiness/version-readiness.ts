@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus } from '@packetagent/bus';
-import { IntakeCommands, validateStoredDefinition, type WorkerDefinition } from '@packetagent/contracts';
+import { IntakeCommands, narrowDefinition, validateStoredDefinition, type WorkerDefinition } from '@packetagent/contracts';
 import type { Preflight } from './preflight';
 import { WorkerReadiness } from './worker-readiness';
 
@@ -10,7 +10,20 @@ export interface VersionReadiness {
   readiness: Preflight;
 }
 
-/** The readiness of a stored version (the latest when `version` is null). */
+/**
+ * The effective definition a deployment with these overrides would run. Overrides intake would
+ * refuse leave the version as it is: intake's refusal, not a readiness report, answers them.
+ */
+function effectiveDefinition(definition: WorkerDefinition, overrides: unknown): WorkerDefinition {
+  if (overrides === undefined || overrides === null) return definition;
+  try {
+    return narrowDefinition(definition, overrides);
+  } catch {
+    return definition;
+  }
+}
+
+/** The readiness of a stored version (the latest when `version` is null), with a deployment's overrides applied when given. */
 @Injectable()
 export class StoredVersionReadiness {
   constructor(
@@ -18,10 +31,10 @@ export class StoredVersionReadiness {
     private readonly readiness: WorkerReadiness,
   ) {}
 
-  async of(workspaceId: string, workerId: string, version: number | null): Promise<VersionReadiness> {
+  async of(workspaceId: string, workerId: string, version: number | null, overrides?: unknown): Promise<VersionReadiness> {
     const number = version ?? (await this.bus.request(IntakeCommands.getWorker, { workspaceId, workerId })).latestVersion;
     const stored = await this.bus.request(IntakeCommands.getVersion, { workspaceId, workerId, version: number });
-    const definition: WorkerDefinition = validateStoredDefinition(stored.definition);
+    const definition = effectiveDefinition(validateStoredDefinition(stored.definition), overrides);
     return { workerName: definition.name, version: number, readiness: await this.readiness.of(workspaceId, definition) };
   }
 }
