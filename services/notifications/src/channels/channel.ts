@@ -1,5 +1,16 @@
 import type { DeliveryRoute, NotificationChannel as ChannelName, NotificationTrigger, RemoteAction } from '@packetagent/contracts';
 
+/** What an attention asks, from its `attention.requested`. */
+export interface AttentionFacts {
+  id: string;
+  /** `approval`, `budget_request`, `ask_owner`, `uncertain_effect`, ... */
+  kind: string;
+  tool: string;
+  verb: string;
+  resource: string | null;
+  deadline: string;
+}
+
 /**
  * What a notification says, whatever the channel: built from the source event and the pinned
  * definition when the delivery is queued, stored with it, and identical on every attempt.
@@ -16,15 +27,7 @@ export interface OutboundMessage {
   source: { eventId: string; type: string };
   worker: { name: string; deploymentId: string | null; versionDigest: string | null };
   run: { id: string; state: string | null; reason: string | null } | null;
-  attention: {
-    id: string;
-    /** `approval`, `budget_request`, `ask_owner`, `uncertain_effect`, ... */
-    kind: string;
-    tool: string;
-    verb: string;
-    resource: string | null;
-    deadline: string;
-  } | null;
+  attention: AttentionFacts | null;
   budget: { scope: string; unit: string; limit: number; spent: number; held: number; thresholdPercent: number } | null;
   /** One line: what happened, for a subject, a card title or a push notification. */
   title: string;

@@ -1,15 +1,5 @@
 import type { DecodedEvent, NotificationEvent, RunPin } from '@packetagent/contracts';
-import type { OutboundMessage } from '../channels/channel';
-
-/** What an attention asks, from its `attention.requested`. */
-export interface AttentionFacts {
-  id: string;
-  kind: string;
-  tool: string;
-  verb: string;
-  resource: string | null;
-  deadline: string;
-}
+import type { AttentionFacts, OutboundMessage } from '../channels/channel';
 
 export interface MessageSource {
   event: DecodedEvent;

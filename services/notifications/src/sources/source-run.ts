@@ -1,6 +1,6 @@
 import type { DecodedEvent } from '@packetagent/contracts';
 import type { PostgresEventStore } from '@packetagent/eventstore';
-import type { AttentionFacts } from './compose-message';
+import type { AttentionFacts } from '../channels/channel';
 import { attentionKind } from './compose-message';
 
 const record = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});

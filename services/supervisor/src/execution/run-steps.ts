@@ -84,17 +84,7 @@ export async function requestBudget({ ports, recorder }: StepContext, ask: Budge
 export async function awaitBudget({ ports, recorder, signal }: StepContext, request: RunExecutionEventData<'run.budget_requested'>): Promise<StepResult> {
   const answer = await ports.guard.budgetAnswer(request.attentionId, signal);
   const outcome = afterBudgetAnswer(recorder.state, request, answer);
-  switch (outcome.kind) {
-    case 'idle':
-      return { kind: 'waiting', waitingOn: outcome.waitingOn };
-    case 'park':
-      await recorder.commit(outcome.events);
-      return { kind: 'waiting', waitingOn: outcome.waitingOn };
-    case 'end':
-      return { kind: 'end', events: outcome.events };
-    case 'raise':
-      break;
-  }
+  if (outcome.kind !== 'raise') return waitOrEnd(recorder, outcome);
   const raise = await ports.budget.raiseRunLimit({ attentionId: request.attentionId, amountMicroUsd: outcome.amountMicroUsd, approvedBy: answer.approvedBy, role: answer.role }, signal);
   const raised = afterBudgetRaised(recorder.state, request, answer, raise);
   if (raised.kind === 'end') return raised;
@@ -157,8 +147,10 @@ async function recordExecution(context: StepContext, planned: PlannedCall, outco
   }
 }
 
-async function carryOut(context: StepContext, call: PendingCall, planned: PlannedCall, decision: AuthorizeResult, outcome: DecisionOutcome): Promise<StepResult> {
-  const { ports, recorder, signal } = context;
+type WaitOrEnd = { kind: 'idle'; waitingOn: string | null } | { kind: 'park'; events: RunEmit[]; waitingOn: string | null } | { kind: 'end'; events: RunEmit[] };
+
+/** Where an outcome that waits or ends leaves the step: waiting (its wait recorded first when it parks), or at the end. */
+async function waitOrEnd(recorder: RunRecorder, outcome: WaitOrEnd): Promise<StepResult> {
   switch (outcome.kind) {
     case 'idle':
       return { kind: 'waiting', waitingOn: outcome.waitingOn };
@@ -167,12 +159,16 @@ async function carryOut(context: StepContext, call: PendingCall, planned: Planne
       return { kind: 'waiting', waitingOn: outcome.waitingOn };
     case 'end':
       return { kind: 'end', events: outcome.events };
-    case 'record':
-      await recorder.commit(outcome.events, outcome.checkpoint);
-      return CONTINUE;
-    case 'execute':
-      break;
   }
+}
+
+async function carryOut(context: StepContext, call: PendingCall, planned: PlannedCall, decision: AuthorizeResult, outcome: DecisionOutcome): Promise<StepResult> {
+  const { ports, recorder, signal } = context;
+  if (outcome.kind === 'record') {
+    await recorder.commit(outcome.events, outcome.checkpoint);
+    return CONTINUE;
+  }
+  if (outcome.kind !== 'execute') return waitOrEnd(recorder, outcome);
   const opened = await ports.guard.credentials(decision, planned, signal);
   if (!opened.ok) return waitForReconnect(context, call, planned, outcome.events, opened.refusal);
   const grants: Grants = { credentials: opened.values, ...(decision.computerGrant ? { computerGrant: decision.computerGrant } : {}) };
