@@ -17,7 +17,7 @@ export class InvalidCursorParameterError extends ValidationError {
   readonly summary = 'the cursor is not one this API issued';
 
   constructor() {
-    super('invalid cursor', [{ path: 'query.cursor', message: 'not a cursor this API issued' }]);
+    super('invalid cursor', [{ path: 'cursor', message: 'not a cursor this API issued' }]);
   }
 }
 

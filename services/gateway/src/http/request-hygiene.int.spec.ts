@@ -50,14 +50,14 @@ describe(installRequestHygiene.name, () => {
     const inPath = await sut.request('GET', '/probe/items/%00');
     expect(inPath.status).toBe(400);
     expect(inPath.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
-    expect(inPath.body).toEqual({ ...problem(400, 'invalid_characters'), errors: [{ path: 'params.id', message: expect.stringContaining('NUL') }] });
+    expect(inPath.body).toEqual({ ...problem(400, 'invalid_characters'), errors: [{ path: 'id', message: expect.stringContaining('NUL') }] });
 
     const inQuery = await sut.request('GET', '/probe/items/a?deploymentId=x%00');
-    expect(inQuery.body).toMatchObject({ code: 'invalid_characters', errors: [{ path: 'query.deploymentId' }] });
+    expect(inQuery.body).toMatchObject({ code: 'invalid_characters', errors: [{ path: 'deploymentId' }] });
     const inKey = await sut.request('GET', '/probe/items/a?a%00b=1');
-    expect(inKey.body).toMatchObject({ code: 'invalid_characters', errors: [{ path: 'query.(key)' }] });
+    expect(inKey.body).toMatchObject({ code: 'invalid_characters', errors: [{ path: '(key)' }] });
     const repeated = await sut.request('GET', '/probe/items/a?tag=ok&tag=%00');
-    expect(repeated.body).toMatchObject({ code: 'invalid_characters', errors: [{ path: 'query.tag.1' }] });
+    expect(repeated.body).toMatchObject({ code: 'invalid_characters', errors: [{ path: 'tag.1' }] });
   });
 
   it('refuses a NUL or an unpaired surrogate anywhere in a JSON body, in keys as in values', async () => {
@@ -66,14 +66,14 @@ describe(installRequestHygiene.name, () => {
     expect(value.body).toEqual({
       ...problem(400, 'invalid_characters'),
       errors: [
-        { path: 'body.name', message: expect.any(String) },
-        { path: 'body.list.1', message: expect.any(String) },
+        { path: 'name', message: expect.any(String) },
+        { path: 'list.1', message: expect.any(String) },
       ],
     });
     const key = await sut.request('POST', '/probe/items/a', { rawBody: '{"a\\u0000":1}', headers: { 'content-type': 'application/json' } });
-    expect(key.body).toMatchObject({ code: 'invalid_characters', errors: [{ path: 'body.(key)' }] });
+    expect(key.body).toMatchObject({ code: 'invalid_characters', errors: [{ path: '(key)' }] });
     const form = await sut.request('POST', '/probe/items/a', { rawBody: 'a=%00', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    expect(form.body).toMatchObject({ code: 'invalid_characters', errors: [{ path: 'body.a' }] });
+    expect(form.body).toMatchObject({ code: 'invalid_characters', errors: [{ path: 'a' }] });
     const paired = await sut.request('POST', '/probe/items/a', { body: { name: 'emoji \u{1F600} and ü' } });
     expect(paired.status).toBe(201);
   });
@@ -81,7 +81,7 @@ describe(installRequestHygiene.name, () => {
   it('refuses a cursor that is not base64url of printable text before any route decodes it', async () => {
     const nul = await sut.request('GET', '/probe/items/a?cursor=djE6AA');
     expect(nul.status).toBe(400);
-    expect(nul.body).toEqual({ ...problem(400, 'invalid_cursor'), errors: [{ path: 'query.cursor', message: 'not a cursor this API issued' }] });
+    expect(nul.body).toEqual({ ...problem(400, 'invalid_cursor'), errors: [{ path: 'cursor', message: 'not a cursor this API issued' }] });
     expect((await sut.request('GET', '/probe/items/a?cursor=not*base64')).body).toMatchObject({ code: 'invalid_cursor' });
     const issued = Buffer.from('v1:0190d6b8-7a2e-7c3d-8e4f-5a6b7c8d9e0f').toString('base64url');
     expect((await sut.request('GET', `/probe/items/a?cursor=${issued}`)).status).toBe(200);

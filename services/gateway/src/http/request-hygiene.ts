@@ -32,7 +32,7 @@ export function installRequestHygiene(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', async (request) => {
     const charset = charsetOf(request.headers['content-type']);
     if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') throw new UnsupportedCharsetError();
-    const issues = [...inspectFields(request.params, 'params'), ...inspectFields(request.query, 'query')];
+    const issues = [...inspectFields(request.params), ...inspectFields(request.query)];
     if (issues.length) throw new InvalidCharactersError(issues);
     if (!isWellFormedCursor((request.query as Record<string, unknown> | undefined)?.['cursor'])) throw new InvalidCursorParameterError();
   });

@@ -17,10 +17,11 @@ describe(inspectJson.name, () => {
     expect(inspectJson({ a: 'ok', b: ['\u0000'], c: '\udc00' }, 'body')).toEqual({
       tooDeep: false,
       issues: [
-        { path: 'body.b.0', message: expect.any(String) },
-        { path: 'body.c', message: expect.any(String) },
+        { path: 'b.0', message: expect.any(String) },
+        { path: 'c', message: expect.any(String) },
       ],
     });
     expect(inspectJson({ emoji: '\u{1F600}' }, 'body').issues).toEqual([]);
+    expect(inspectJson('a\u0000b', 'body').issues).toEqual([{ path: 'body', message: expect.any(String) }]);
   });
 });

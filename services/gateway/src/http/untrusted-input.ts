@@ -17,7 +17,7 @@ export function hasInvalidCharacter(text: string): boolean {
 }
 
 export interface InputFinding {
-  /** Where in the request: `params.id`, `query.cursor`, `body.tools.0.name`. */
+  /** Where, as route validation names it: a path or query parameter by its name (`id`, `cursor`), a body field from the body's root (`tools.0.name`). */
   issues: ValidationIssue[];
   /** Deeper than MAX_NESTING_DEPTH; the walk stops there. */
   tooDeep: boolean;
@@ -27,39 +27,42 @@ const INVALID_CHARACTER_MESSAGE = 'contains a NUL character or an unpaired UTF-1
 /** One field is enough to act on; a body full of them need not be listed in full. */
 const MAX_LISTED = 20;
 
+const child = (path: string, segment: string | number): string => (path ? `${path}.${segment}` : String(segment));
+
 /**
  * Walks a parsed JSON value without recursion, reporting every string (key or value) holding an
- * invalid character, and whether it nests deeper than MAX_NESTING_DEPTH.
+ * invalid character, and whether it nests deeper than MAX_NESTING_DEPTH. Paths start at the
+ * value's root; `whole` names the value itself when it is one string.
  */
-export function inspectJson(value: unknown, root: string): InputFinding {
+export function inspectJson(value: unknown, whole: string): InputFinding {
   const issues: ValidationIssue[] = [];
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: root, depth: 0 }];
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
   while (stack.length) {
     const { value: current, path, depth } = stack.pop()!;
     if (typeof current === 'string') {
-      if (issues.length < MAX_LISTED && hasInvalidCharacter(current)) issues.push({ path, message: INVALID_CHARACTER_MESSAGE });
+      if (issues.length < MAX_LISTED && hasInvalidCharacter(current)) issues.push({ path: path || whole, message: INVALID_CHARACTER_MESSAGE });
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
     if (depth >= MAX_NESTING_DEPTH) return { issues, tooDeep: true };
     if (Array.isArray(current)) {
-      for (let index = current.length - 1; index >= 0; index--) stack.push({ value: current[index], path: `${path}.${index}`, depth: depth + 1 });
+      for (let index = current.length - 1; index >= 0; index--) stack.push({ value: current[index], path: child(path, index), depth: depth + 1 });
       continue;
     }
     // Pushed last to first, so issues are listed in document order.
-    for (const [key, child] of Object.entries(current as Record<string, unknown>).reverse()) {
+    for (const [key, value] of Object.entries(current as Record<string, unknown>).reverse()) {
       const printable = hasInvalidCharacter(key) ? '(key)' : key;
-      if (printable === '(key)' && issues.length < MAX_LISTED) issues.push({ path: `${path}.${printable}`, message: INVALID_CHARACTER_MESSAGE });
-      stack.push({ value: child, path: `${path}.${printable}`, depth: depth + 1 });
+      if (printable === '(key)' && issues.length < MAX_LISTED) issues.push({ path: child(path, printable), message: INVALID_CHARACTER_MESSAGE });
+      stack.push({ value, path: child(path, printable), depth: depth + 1 });
     }
   }
   return { issues, tooDeep: false };
 }
 
 /** Checks a string-valued map (path parameters, the query) the same way: flat, or arrays of strings for repeated query keys. */
-export function inspectFields(fields: unknown, root: string): ValidationIssue[] {
+export function inspectFields(fields: unknown): ValidationIssue[] {
   if (fields === null || typeof fields !== 'object') return [];
-  return inspectJson(fields, root).issues;
+  return inspectJson(fields, '').issues;
 }
 
 /**
