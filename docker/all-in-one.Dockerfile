@@ -56,7 +56,7 @@ ARG VERSION=0.1.0
 LABEL org.opencontainers.image.title="packetagent-all-in-one" \
       org.opencontainers.image.description="PacketAgent all-in-one app: REST API, PacketADE door over gRPC, operations console, webhook ingress, intake, scheduler, policy, budget, vault, supervisor, projector, event store migrations and outbox relay" \
       org.opencontainers.image.version="${VERSION}" \
-      org.opencontainers.image.licenses="Apache-2.0"
+      org.opencontainers.image.licenses="MIT"
 
 # tini runs as PID 1: it forwards signals to Node and reaps children. A process running as PID 1
 # gets no default signal handling from the kernel, so a SIGTERM arriving before Node has set up
