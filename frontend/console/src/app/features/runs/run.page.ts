@@ -13,8 +13,9 @@ import { ProblemViewComponent } from '../../shared/problem-view.component';
 import type { SseMessage } from '../../shared/sse';
 import { StateViewComponent } from '../../shared/state-view.component';
 import { describeEvent, mergeEvents, toRunEvent, totalCost, type RunEvent } from '../../shared/timeline';
-import type { EndRunResult, ReleaseRunResult, Run, RunSummary, RunSupervision } from './runs.api';
+import type { Run, RunSummary, RunSupervision } from './runs.api';
 import { RunMigrationComponent } from './run-migration.component';
+import { RunQuarantineComponent } from './run-quarantine.component';
 import { ExecLogComponent } from '../sandbox/exec-log.component';
 import { commandCalls } from './run-commands';
 import { Directory } from '../../core/directory';
@@ -40,6 +41,7 @@ const POLL_MS = 2_000;
     ProblemViewComponent,
     BadgeComponent,
     RunMigrationComponent,
+    RunQuarantineComponent,
     ExecLogComponent,
     NameComponent,
     MeterComponent,
@@ -55,7 +57,6 @@ const POLL_MS = 2_000;
     .entry-detail { white-space: pre-wrap; margin: 0.25rem 0 0; color: var(--fg); font-size: 0.9rem; }
     .at { color: var(--muted); font-size: 0.8rem; }
     .live { font-size: 0.85rem; }
-    section.quarantine { border-left: 3px solid var(--bad); padding: 0.25rem 0.75rem; margin: 0.75rem 0; }
     h1 .named-id { font-weight: 400; }
     .controls input { flex: 1 1 12rem; max-width: 20rem; }
   `,
@@ -101,28 +102,7 @@ const POLL_MS = 2_000;
         @if (r.state === 'waiting' && session.can('deployment-control')) {
           <pa-run-migration [run]="r" [workspaceId]="ws() ?? ''" (migrated)="onMigrated()" />
         }
-        @if (supervision.value(); as q) {
-          @if (q.status === 'quarantined') {
-            <section class="quarantine" aria-labelledby="quarantine-heading" data-testid="quarantine">
-              <h2 id="quarantine-heading">Quarantined</h2>
-              <p>The supervisor could not replay this run's history and does nothing more for it until someone releases or ends it.</p>
-              <p data-testid="quarantine-reason"><strong>{{ q.quarantineReason }}</strong></p>
-              @if (canRecover()) {
-                <div class="actions">
-                  <button type="button" (click)="release()" [disabled]="busy()">Release</button>
-                  <label class="visually-hidden" for="end-reason">Reason for ending the run</label>
-                  <input id="end-reason" name="endReason" placeholder="reason for ending (required)" [(ngModel)]="endReason" />
-                  <button type="button" class="danger" (click)="end()" [disabled]="busy() || !endReason.trim()">End run</button>
-                </div>
-                <p class="hint">Release replays the history again (it is quarantined again if it still cannot be replayed); End records the run as abandoned without replaying it.</p>
-              } @else {
-                <p class="hint">Releasing or ending it takes the run-recovery permission (admin or owner).</p>
-              }
-            </section>
-          }
-        }
-        @if (recoveryNote(); as note) { <p role="status" data-testid="recovery-note">{{ note }}</p> }
-        <pa-problem [problem]="recoveryProblem()" />
+        <pa-run-quarantine [supervision]="supervision.value() ?? null" [runPath]="base()" (recovered)="onRecovered($event)" />
       }
     </pa-state>
 
@@ -205,17 +185,12 @@ export class RunPage implements OnInit {
   protected readonly names = this.directory.names;
   readonly runId = input.required<string>();
   protected readonly ws = this.session.workspaceId;
-  private readonly base = () => `/api/v1/workspaces/${this.ws()}/runs/${encodeURIComponent(this.runId())}`;
+  protected readonly base = () => `/api/v1/workspaces/${this.ws()}/runs/${encodeURIComponent(this.runId())}`;
 
   protected readonly run = loadable(() => this.api.get<Run>(this.base()), false);
   protected readonly summary = loadable(() => this.api.get<RunSummary>(`${this.base()}/summary`), false);
   /** Shown only when it says quarantined: a process without the supervisor cannot answer it, and then there is nothing to show. */
   protected readonly supervision = loadable(() => this.api.get<RunSupervision>(`${this.base()}/supervision`), false);
-  // The roles that hold run-recovery in libs/contracts roles.ts; the server checks it on every call.
-  protected readonly canRecover = computed(() => ['admin', 'owner'].includes(this.session.workspace()?.role ?? ''));
-  protected readonly recoveryProblem = signal<Problem | null>(null);
-  protected readonly recoveryNote = signal<string | null>(null);
-  protected endReason = '';
   protected readonly events = signal<RunEvent[]>([]);
   protected readonly entries = computed(() => this.events().map(describeEvent));
   protected readonly calls = computed(() => commandCalls(this.runId(), this.events()));
@@ -420,44 +395,10 @@ export class RunPage implements OnInit {
     }
   }
 
-  protected async release(): Promise<void> {
-    await this.recover(async () => {
-      const released = await this.api.post<ReleaseRunResult>(`${this.base()}/release`, {});
-      this.supervision.value.set(released);
-      switch (released.outcome) {
-        case 'resumed':
-          return 'Released: the history replayed and the run goes on.';
-        case 'pending':
-          return 'Released: a supervisor will take the run up shortly.';
-        case 'quarantined':
-          return `Still quarantined: ${released.quarantineReason ?? 'the history still cannot be replayed'}.`;
-      }
-    });
-  }
-
-  protected async end(): Promise<void> {
-    const reason = this.endReason.trim();
-    if (!reason) return;
-    await this.recover(async () => {
-      const ended = await this.api.post<EndRunResult>(`${this.base()}/end`, { reason });
-      this.supervision.value.set(ended);
-      this.endReason = '';
-      return `Ended as abandoned (quarantined) at event ${ended.endedAtVersion}.`;
-    });
-  }
-
-  private async recover(action: () => Promise<string>): Promise<void> {
-    this.busy.set(true);
-    this.recoveryProblem.set(null);
-    this.recoveryNote.set(null);
-    try {
-      this.recoveryNote.set(await action());
-      await Promise.all([this.run.reload(true), this.summary.reload(true), this.catchUp()]);
-    } catch (error) {
-      this.recoveryProblem.set(problemOf(error));
-    } finally {
-      this.busy.set(false);
-    }
+  /** Released or ended from quarantine: the supervision it answered, then the run, its summary and timeline again. */
+  protected async onRecovered(supervision: RunSupervision): Promise<void> {
+    this.supervision.value.set(supervision);
+    await Promise.all([this.run.reload(true), this.summary.reload(true), this.catchUp()]);
   }
 
   protected async exportEvidence(): Promise<void> {
