@@ -1,37 +1,21 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { Logger, makeWorkerUtils, run, type Runner } from 'graphile-worker';
 import { Pool } from 'pg';
 import { topology } from '@packetagent/bus';
-import { RUN_TERMINAL_EVENT_TYPES, runIdFromStream, runStreamId } from '@packetagent/contracts';
+import { runIdFromStream, runStreamId } from '@packetagent/contracts';
 import { createTestDatabase, eventually, type TestDatabase } from '@packetagent/testing';
-import { closedLoop, expectStatus, firstRunSetup, relayIdle, request, spawnApp, startInfrastructure, type AppProcess } from './app-process';
+import { closedLoop, firstRunSetup, relayIdle, spawnApp, startInfrastructure, type AppProcess } from './app-process';
 import { combineCpu, cpuWithServersFrom, type CpuWithServers } from './server-cpu';
 import { enableWalInspect, walFlushed, walWrites, type WalWrites } from './wal-writes';
 import { attribute, countWindow, runMarks, type HopWindow, type RunMarks } from './hops';
 import { startNatsTap } from './nats-tap';
 import { startPgProxy } from './pg-proxy';
-import { now, sleep, summarise, type Summary } from './stats';
+import { now, summarise, type Summary } from './stats';
+import { deploy, FINISH_TURN, startRun, TERMINAL_TYPES, UPDATE_TURN, withScriptsDir, writeScript, type Pricing } from './execution-workers';
+import { benchRecovery, type RecoveryResults, type RecoverySetting } from './recovery.bench';
 
-export interface RecoverySetting {
-  /** PACKETAGENT_SUPERVISOR_LEASE_MS: how long a claim lasts without renewal. */
-  leaseMs: number;
-  /** PACKETAGENT_SUPERVISOR_RECOVERY_INTERVAL_MS: how often lapsed claims are looked for. */
-  recoveryIntervalMs: number;
-}
-
-/**
- * How the script is priced. A model priced at zero (local, free scripts) reserves nothing; a
- * priced one reserves before each call and settles after it: two more requests, each a ledger
- * transaction with its own commit.
- */
-export type Pricing = 'free' | 'priced';
-const PRICES: Record<Pricing, { inputPerMTokUsd: number; outputPerMTokUsd: number }> = {
-  free: { inputPerMTokUsd: 0, outputPerMTokUsd: 0 },
-  priced: { inputPerMTokUsd: 3, outputPerMTokUsd: 15 },
-};
+export type { Pricing } from './execution-workers';
+export type { RecoveryResults, RecoverySetting } from './recovery.bench';
 
 export interface ExecutionOptions {
   /** Runs one at a time per pricing, each `stepsPerRun` scripted update_criteria steps and then finish. */
@@ -137,24 +121,6 @@ export interface ThroughputResults {
   baseline: ThroughputCase & { runners: number; concurrencyPerRunner: number; writesPerJob: WalWrites | null };
 }
 
-export interface RecoverySample {
-  /** The holder's lease when it was killed, from the kill: how long the claim still had to run. */
-  leaseLeftMs: number;
-  /** Kill to run.claimed by the other process. */
-  claimedMs: number;
-  /** Lease expiry to run.claimed: how long the lapse went unnoticed. */
-  claimedAfterLapseMs: number;
-  /** Kill to the run's terminal event. */
-  terminalMs: number;
-}
-
-export interface RecoveryResults extends RecoverySetting {
-  samples: RecoverySample[];
-  claimedMs: Summary;
-  terminalMs: Summary;
-  /** A new process's start to ready, for the processes started during the phase. */
-  processStartMs: Summary;
-}
 
 /** The SQL statements and NATS messages of no-op runs alone, from the claim to the first model call. */
 export interface ClaimToModelVariant {
@@ -181,66 +147,6 @@ export interface ExecutionResults {
   throughput: ThroughputResults;
   claimToModel: ClaimToModelResults;
   recovery: RecoveryResults[];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Workers, scripts and runs over the public API.
-
-const UPDATE_TURN = { toolCalls: [{ name: 'update_criteria', arguments: { criteria: ['done'], reason: 'step' } }] };
-const FINISH_TURN = { toolCalls: [{ name: 'finish', arguments: { summary: 'done', criteria: [{ criterion: 'done', met: true }] } }] };
-const TERMINAL_TYPES: readonly string[] = RUN_TERMINAL_EVENT_TYPES;
-
-/** A script is YAML, and JSON is YAML. */
-function writeScript(dir: string, name: string, turns: object[], pricing: Pricing): void {
-  writeFileSync(join(dir, `${name}.yaml`), JSON.stringify({ pricing: PRICES[pricing], turns }));
-}
-
-interface Owner {
-  baseUrl: string;
-  workspaceId: string;
-  apiKey: string;
-}
-
-function workerYaml(name: string): string {
-  return `apiVersion: packetagent/v1
-kind: Worker
-name: ${name}
-model: { provider: scripted, model: ${name} }
-instructions: Do the task.
-tools: [{ tool: update_criteria, approval: never }]
-bounds: { maxConcurrentRuns: 1000, maxIterations: 1000, maxToolCalls: 1000 }
-exit: { finish: { criteria: [done] } }
-triggers:
-  - { manual: {} }
-`;
-}
-
-/** Creates the worker `name` (whose script has the same name) and answers `count` deployments of it. */
-async function deploy(owner: Owner, name: string, count: number): Promise<string[]> {
-  const auth = { authorization: `Bearer ${owner.apiKey}` };
-  const api = (path: string) => `${owner.baseUrl}/api/v1/workspaces/${owner.workspaceId}${path}`;
-  const worker = await request<{ id: string }>(api('/workers'), 'POST', { body: { name }, headers: auth });
-  expectStatus(worker, 201, `creating worker ${name}`);
-  const version = await request(api(`/workers/${worker.body.id}/versions`), 'POST', { raw: workerYaml(name), headers: { ...auth, 'content-type': 'application/yaml' } });
-  expectStatus(version, 201, `applying worker ${name}`);
-  const deployments: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const deployed = await request<{ id: string }>(api('/deployments'), 'POST', { body: { workerId: worker.body.id, acceptMissing: true }, headers: auth });
-    expectStatus(deployed, 201, `deploying ${name}`);
-    deployments.push(deployed.body.id);
-  }
-  return deployments;
-}
-
-async function startRun(baseUrl: string, owner: Owner, deploymentId: string): Promise<string> {
-  const started = await request<{ runId: string; hold: string | null }>(`${baseUrl}/api/v1/workspaces/${owner.workspaceId}/deployments/${deploymentId}/runs`, 'POST', {
-    body: { input: {} },
-    headers: { authorization: `Bearer ${owner.apiKey}` },
-  });
-  expectStatus(started, 201, 'starting a run');
-  // A held run waits for a slot: the benchmark would measure the wait, not execution.
-  if (started.body.hold !== null) throw new Error(`run ${started.body.runId} was held (${started.body.hold}) instead of admitted`);
-  return started.body.runId;
 }
 
 /**
@@ -335,14 +241,6 @@ function timing(samples: number[]): Timing {
   return { ...summarise(samples), mean };
 }
 
-async function withScriptsDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'pa-bench-scripts-'));
-  try {
-    return await fn(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // 1. Per-step overhead against one commit.
@@ -890,128 +788,6 @@ export async function benchClaimToModel(options: ExecutionOptions['claimToModel'
     await proxy.close();
     await infra.cleanup();
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// 4. Recovery after SIGKILL of the process holding a run mid model call.
-
-const HOLD_MS = 60_000;
-/** Steps of (k * GOLDEN) % 1 spread evenly over [0, 1) whatever the number of rounds, and apart from (k + 0.5) / n. */
-const GOLDEN = 0.618_033_988_75;
-
-/**
- * Each round: the only live process claims a run whose model call is scripted to take 60 s;
- * a second process starts, whose script for the same turn answers at once; the holder is
- * SIGKILLed, and the second process must notice the lapsed claim and finish the run. The
- * survivor holds the next round's run (its script file is rewritten to the slow one; scripts
- * are read at every call), so each round starts one process.
- */
-async function benchRecovery(setting: RecoverySetting, repeats: number): Promise<RecoveryResults> {
-  const infra = await startInfrastructure();
-  const env = {
-    PACKETAGENT_SUPERVISOR_LEASE_MS: String(setting.leaseMs),
-    PACKETAGENT_SUPERVISOR_RECOVERY_INTERVAL_MS: String(setting.recoveryIntervalMs),
-  };
-  const dirs: string[] = [];
-  const scriptsDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pa-bench-scripts-'));
-    dirs.push(dir);
-    return dir;
-  };
-  const processStarts: number[] = [];
-  const start = async (name: string, dir: string): Promise<AppProcess> => {
-    const t0 = now();
-    const app = await spawnApp(infra, name, { ...env, PACKETAGENT_SCRIPTS_DIR: dir });
-    processStarts.push(now() - t0);
-    return app;
-  };
-  let holder: { app: AppProcess; dir: string } | null = null;
-  let survivor: AppProcess | null = null;
-  try {
-    const firstDir = scriptsDir();
-    holder = { app: await start('process 0', firstDir), dir: firstDir };
-    const owner = { baseUrl: holder.app.baseUrl, ...(await firstRunSetup(holder.app.baseUrl, infra.setupToken)) };
-    const [deploymentId] = await deploy(owner, 'bench-hold', 1);
-    const samples: RecoverySample[] = [];
-    for (let round = 0; round < repeats; round++) {
-      // Priced, so the reservation marks the start of the model call.
-      writeScript(holder.dir, 'bench-hold', [{ ...FINISH_TURN, text: 'thinking', delayMs: HOLD_MS }], 'priced');
-      const runId = await startRun(holder.app.baseUrl, owner, deploymentId!);
-      // The reservation comes right before the model call: from then on the holder is waiting on the model.
-      await eventually(async () => (await budgetReserved(infra.db, runId)) > 0, { timeoutMs: 30_000, intervalMs: 20, what: `run ${runId} to reach its model call` });
-      const dir = scriptsDir();
-      writeScript(dir, 'bench-hold', [FINISH_TURN], 'priced');
-      // Each process sweeps on its own timer, started when it boots: spread the survivor's start
-      // over a sweep interval, so the rounds see its sweeps at different points after the lapse.
-      await sleep(((((round + 0.5) * GOLDEN) % 1) * setting.recoveryIntervalMs));
-      survivor = await start(`process ${round + 1}`, dir);
-      // The holder renews its lease every third of it: spread the kills over that cycle, so the
-      // rounds see leases with much and with little left to run.
-      await sleep(((round + 0.5) / repeats) * (setting.leaseMs / 3));
-
-      const killedAt = Date.now();
-      await holder.app.kill();
-      const claim = await claimOf(infra.db, runId);
-      if (claim.claims !== 1 || claim.leaseUntil === null) throw new Error(`run ${runId} was claimed ${claim.claims} times before the kill; the benchmark needs its first holder to be the killed one`);
-      const timeoutMs = setting.leaseMs + setting.recoveryIntervalMs + 60_000;
-      const ended = await eventually(async () => (await runTimes(infra.db, runId)) ?? false, { timeoutMs, intervalMs: 20, what: `run ${runId} to be taken over and end` });
-      if (ended.terminalType !== 'run.succeeded') throw new Error(`run ${runId} ended ${ended.terminalType} after the takeover, expected run.succeeded`);
-      if (ended.claims.length !== 2 || ended.claims[0]!.replica === ended.claims[1]!.replica) {
-        throw new Error(`run ${runId} was claimed by ${ended.claims.map((c) => c.replica).join(', ')}; expected the holder, then the other process`);
-      }
-      const claimedAt = ended.claims[1]!.at;
-      samples.push({
-        leaseLeftMs: claim.leaseUntil - killedAt,
-        claimedMs: claimedAt - killedAt,
-        claimedAfterLapseMs: claimedAt - claim.leaseUntil,
-        terminalMs: ended.terminalAt - killedAt,
-      });
-      holder = { app: survivor, dir };
-      survivor = null;
-    }
-    return {
-      ...setting,
-      samples,
-      claimedMs: summarise(samples.map((sample) => sample.claimedMs)),
-      terminalMs: summarise(samples.map((sample) => sample.terminalMs)),
-      processStartMs: summarise(processStarts),
-    };
-  } finally {
-    await (survivor as AppProcess | null)?.stop();
-    await (holder as { app: AppProcess } | null)?.app.stop();
-    await infra.cleanup();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function budgetReserved(db: TestDatabase, runId: string): Promise<number> {
-  const { rows } = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'budget.reserved' AND data->>'runId' = $1`, [runId]);
-  return Number(rows[0]!.n);
-}
-
-/** The run's claim row, read after the kill: the lease the dead holder last renewed. */
-async function claimOf(db: TestDatabase, runId: string): Promise<{ claims: number; leaseUntil: number | null }> {
-  const { rows } = await db.pool.query<{ claims: number; lease_until: number | null }>(
-    `SELECT claims, extract(epoch FROM lease_until)::float8 * 1000 AS lease_until FROM supervisor.runs WHERE run_id = $1`,
-    [runId],
-  );
-  return { claims: rows[0]?.claims ?? 0, leaseUntil: rows[0]?.lease_until ?? null };
-}
-
-/** The run's claims and terminal event, once it has a terminal event. */
-async function runTimes(db: TestDatabase, runId: string): Promise<{ claims: { replica: string; at: number }[]; terminalType: string; terminalAt: number } | null> {
-  const { rows } = await db.pool.query<{ type: string; at: number; replica: string | null }>(
-    `SELECT type, extract(epoch FROM occurred_at)::float8 * 1000 AS at, data->>'replica' AS replica
-       FROM events WHERE stream_id = $1 AND (type = 'run.claimed' OR type = ANY($2)) ORDER BY stream_version`,
-    [runStreamId(runId), TERMINAL_TYPES],
-  );
-  const terminal = rows.find((row) => TERMINAL_TYPES.includes(row.type));
-  if (!terminal) return null;
-  return {
-    claims: rows.filter((row) => row.type === 'run.claimed').map((row) => ({ replica: row.replica ?? '', at: row.at })),
-    terminalType: terminal.type,
-    terminalAt: terminal.at,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------

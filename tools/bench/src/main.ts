@@ -188,7 +188,6 @@ async function main(): Promise<void> {
       replayEvents: Math.round(20_000 * scale),
       historyRuns: 8,
       sse: { clients: 100, ratePerSecond: 200, warmupSeconds: quick ? 1 : 2, seconds },
-      console: { samples: quick ? 3 : 10 },
     });
     results['operations'] = operations;
     printOperations(operations);

@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { chromium, type Browser } from 'playwright-core';
 import { topology, type Topology } from '@packetagent/bus';
 import { EventRegistry, RUN_TERMINAL_EVENT_TYPES, runStreamId } from '@packetagent/contracts';
 import { PostgresEventStore } from '@packetagent/eventstore';
 import { projectionNamed, rebuildProjection, registerProjectorEvents, type RebuildResult } from '@packetagent/projections';
-import { cpuFrom, expectStatus, relayIdle, request, ROOT, spawnApp, startInfrastructure, type AppProcess, type CpuUse, type Infrastructure } from './app-process';
+import { cpuFrom, expectStatus, relayIdle, request, spawnApp, startInfrastructure, type AppProcess, type CpuUse, type Infrastructure } from './app-process';
+import { FINISH_TURN, UPDATE_TURN, writeScript, type Owner } from './execution-workers';
 import { now, paced, ratio, summarise, table, until, type Summary } from './stats';
 
 export interface OperationsOptions {
@@ -20,7 +19,6 @@ export interface OperationsOptions {
   /** Concurrent scripted runs while the history is produced. */
   historyRuns: number;
   sse: { clients: number; ratePerSecond: number; warmupSeconds: number; seconds: number };
-  console: { samples: number };
 }
 
 export interface ReplayCase {
@@ -60,41 +58,14 @@ export interface SseResults {
   baseline: SseCase;
 }
 
-export interface ConsoleFile {
-  path: string;
-  kind: 'html' | 'js' | 'css';
-  rawBytes: number;
-  gzipBytes: number;
-}
-
-export interface ConsoleResults {
-  build: string;
-  /** What the browser fetched (HTML, JS, CSS) to show the overview with its data. */
-  files: ConsoleFile[];
-  rawBytes: number;
-  gzipBytes: number;
-  /** Whether the server compressed any of them (it does not: the raw size is what crossed the wire). */
-  servedCompressed: boolean;
-  /** Navigation start to the overview's data on screen, a cold browser context each time. */
-  overviewMs: Summary;
-  /** Navigation start to the load event of one static HTML page of rawBytes, from the same server. */
-  staticPageMs: Summary;
-  /** A fetch of /healthz from the loaded page: the server's round trip alone. */
-  healthzMs: Summary;
-}
-
 export interface OperationsResults {
   replay: ReplayResults;
   sse: SseResults;
-  console: ConsoleResults;
 }
 
-const CHROMIUM = process.env['PACKETAGENT_CHROMIUM'] ?? '/usr/bin/chromium';
 const EMAIL = 'bench@example.com';
 const PASSWORD = randomBytes(18).toString('base64url');
 const STEPS_PER_RUN = 20;
-const UPDATE_TURN = { toolCalls: [{ name: 'update_criteria', arguments: { criteria: ['done'], reason: 'step' } }] };
-const FINISH_TURN = { toolCalls: [{ name: 'finish', arguments: { summary: 'done', criteria: [{ criterion: 'done', met: true }] } }] };
 const WORKER_YAML = `apiVersion: packetagent/v1
 kind: Worker
 name: bench-history
@@ -107,32 +78,21 @@ triggers:
   - { manual: {} }
 `;
 
-interface Owner {
-  baseUrl: string;
-  workspaceId: string;
-  apiKey: string;
-}
-
 /**
  * Operations through the compiled app: a projection rebuilt from PA_EVENTS (and from the events
  * table) against a raw JetStream read of the same stream; events to 100 SSE clients against 100
- * NATS core subscribers on the relay's subjects; and the console's initial load and time to the
- * overview's data against a static page of the same size from the same server.
+ * NATS core subscribers on the relay's subjects. The console's load is phase `console`
+ * (console.bench.ts).
  */
 export async function benchOperations(options: OperationsOptions): Promise<OperationsResults> {
-  const build = consoleBuild();
-  const consoleDir = mkdtempSync(join(tmpdir(), 'pa-bench-console-'));
   const scriptsDir = mkdtempSync(join(tmpdir(), 'pa-bench-scripts-'));
   let infra: Infrastructure | null = null;
   let app: AppProcess | null = null;
   try {
-    // A copy, so that the baseline page can sit next to the build without touching it.
-    cpSync(build, consoleDir, { recursive: true });
-    writeFileSync(join(scriptsDir, 'bench-history.yaml'), JSON.stringify({ pricing: { inputPerMTokUsd: 0, outputPerMTokUsd: 0 }, turns: [...Array.from({ length: STEPS_PER_RUN }, () => UPDATE_TURN), FINISH_TURN] }));
+    writeScript(scriptsDir, 'bench-history', [...Array.from({ length: STEPS_PER_RUN }, () => UPDATE_TURN), FINISH_TURN], 'free');
     infra = await startInfrastructure();
     app = await spawnApp(infra, 'the app', {
       PACKETAGENT_SCRIPTS_DIR: scriptsDir,
-      PACKETAGENT_CONSOLE_DIR: consoleDir,
       PACKETAGENT_SSE_MAX_CONNECTIONS_PER_WORKSPACE: String(options.sse.clients + 10),
     });
     const setup = await request<{ workspaceId: string; apiKey: string }>(`${app.baseUrl}/api/v1/setup`, 'POST', {
@@ -144,12 +104,10 @@ export async function benchOperations(options: OperationsOptions): Promise<Opera
 
     const replay = await benchReplay(infra, app, owner, topo, options);
     const sse = await benchSse(infra, app, owner, topo, options.sse);
-    const consoleResults = await benchConsole(app, owner, build, consoleDir, options.console.samples);
-    return { replay, sse, console: consoleResults };
+    return { replay, sse };
   } finally {
     await app?.stop();
     await infra?.cleanup();
-    rmSync(consoleDir, { recursive: true, force: true });
     rmSync(scriptsDir, { recursive: true, force: true });
   }
 }
@@ -428,110 +386,9 @@ async function benchSse(infra: Infrastructure, app: AppProcess, owner: Owner, to
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// 3. Console.
-
-function consoleBuild(): string {
-  const candidates = [join(ROOT, 'dist/frontend/console/browser'), join(ROOT, 'frontend/console/dist/browser')].filter((dir) => existsSync(join(dir, 'index.html')));
-  if (candidates.length === 0) throw new Error('the console is not built: run npx nx run console:build');
-  // The newer build, when both exist.
-  return candidates.reduce((a, b) => (statSync(join(b, 'index.html')).mtimeMs > statSync(join(a, 'index.html')).mtimeMs ? b : a));
-}
-
-async function benchConsole(app: AppProcess, owner: Owner, build: string, servedDir: string, samples: number): Promise<ConsoleResults> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: set PACKETAGENT_CHROMIUM`);
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-  try {
-    const signIn = await browser.newContext({ baseURL: app.baseUrl });
-    const login = await signIn.request.post('/api/v1/auth/login', { data: { email: EMAIL, password: PASSWORD } });
-    if (login.status() !== 200 && login.status() !== 201) throw new Error(`signing in answered ${login.status()}`);
-    const storageState = await signIn.storageState();
-    await signIn.close();
-    const overviewUrl = `/w/${owner.workspaceId}/overview`;
-
-    const files = new Map<string, ConsoleFile>();
-    let servedCompressed = false;
-    const overview: number[] = [];
-    const healthz: number[] = [];
-    // One unmeasured load first (the server's caches, Chromium's own start), then cold contexts.
-    for (let i = 0; i <= samples; i++) {
-      const context = await browser.newContext({ baseURL: app.baseUrl, storageState });
-      const page = await context.newPage();
-      page.on('response', (response) => {
-        const type = response.request().resourceType();
-        if (type !== 'document' && type !== 'script' && type !== 'stylesheet') return;
-        if (response.headers()['content-encoding']) servedCompressed = true;
-        const path = new URL(response.url()).pathname;
-        const file = type === 'document' ? 'index.html' : path.slice(1);
-        if (files.has(file) || !existsSync(join(build, file))) return;
-        const body = readFileSync(join(build, file));
-        files.set(file, { path: file, kind: type === 'document' ? 'html' : type === 'script' ? 'js' : 'css', rawBytes: body.length, gzipBytes: gzipSync(body).length });
-      });
-      await page.goto(overviewUrl, { waitUntil: 'commit' });
-      // The health section exists only once the overview's data has loaded and rendered.
-      // Runs in the page; the benchmark is compiled without the DOM's types. A function, not a
-      // string, which the console's CSP would refuse to evaluate.
-      const at = await page.waitForFunction(
-        () => {
-          const scope = globalThis as unknown as { document: { querySelector(selector: string): unknown } };
-          return scope.document.querySelector('#health-heading') ? performance.now() : 0;
-        },
-        undefined,
-        { polling: 'raf', timeout: 30_000 },
-      );
-      const ms = (await at.jsonValue()) as number;
-      const fetched = await page.evaluate(async () => {
-        const t0 = performance.now();
-        const response = await fetch('/healthz');
-        await response.text();
-        return { ms: performance.now() - t0, ok: response.ok };
-      });
-      if (!fetched.ok) throw new Error('/healthz failed from the console page');
-      if (i > 0) {
-        overview.push(ms);
-        healthz.push(fetched.ms);
-      }
-      await context.close();
-    }
-    const list = [...files.values()].sort((a, b) => a.path.localeCompare(b.path));
-    const rawBytes = list.reduce((sum, file) => sum + file.rawBytes, 0);
-    const gzipBytes = list.reduce((sum, file) => sum + file.gzipBytes, 0);
-
-    // The baseline page: the same byte count as one static document (text, no scripts), served
-    // by the same server from the same directory, timed to its load event.
-    const shell = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>static</title></head><body><pre>\n</pre></body></html>';
-    const filler = 'static baseline text of the same size as the console\n'.repeat(Math.ceil(rawBytes / 54)).slice(0, Math.max(0, rawBytes - shell.length));
-    writeFileSync(join(servedDir, 'bench-static.html'), shell.replace('<pre>\n', `<pre>\n${filler}`));
-    const staticPage: number[] = [];
-    for (let i = 0; i <= samples; i++) {
-      const context = await browser.newContext({ baseURL: app.baseUrl, storageState });
-      const page = await context.newPage();
-      const response = await page.goto('/bench-static.html', { waitUntil: 'load' });
-      if (response?.status() !== 200) throw new Error(`the static page answered ${String(response?.status())}`);
-      const ms = await page.evaluate<number>("performance.getEntriesByType('navigation')[0].loadEventStart");
-      if (i > 0) staticPage.push(ms);
-      await context.close();
-    }
-    return {
-      build,
-      files: list,
-      rawBytes,
-      gzipBytes,
-      servedCompressed,
-      overviewMs: summarise(overview),
-      staticPageMs: summarise(staticPage),
-      healthzMs: summarise(healthz),
-    };
-  } finally {
-    await browser.close();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-
 const cpuCells = (cpu: CpuUse): (string | number)[] => [cpu.machine ?? 'n/a', cpu.app ?? '', cpu.bench];
 
-export function printOperations({ replay, sse, console: ui }: OperationsResults): void {
+export function printOperations({ replay, sse }: OperationsResults): void {
   process.stdout.write(
     `\n(g) projection replay: ${replay.events} events of ${replay.runs} scripted runs (made in ${replay.historySeconds.toFixed(1)} s); ` +
       'baseline: the best of the raw reads of PA_EVENTS made between the rebuilds (goal: at least 0.50x)\n',
@@ -551,23 +408,6 @@ export function printOperations({ replay, sse, console: ui }: OperationsResults)
       [sse.ours, sse.baseline].map((r) => [
         r.kind, r.received, r.expected, r.latencyMs.p50, r.latencyMs.p99, r.latencyMs.max, ratio(r.latencyMs.p50, sse.baseline.latencyMs.p50), ratio(r.latencyMs.p99, sse.baseline.latencyMs.p99), ...cpuCells(r.cpu),
       ]),
-    )}\n`,
-  );
-  process.stdout.write(
-    `\n(g) console: ${ui.files.length} files fetched for the overview, ${(ui.rawBytes / 1024).toFixed(1)} KiB raw, ${(ui.gzipBytes / 1024).toFixed(1)} KiB gzip ` +
-      `(${ui.servedCompressed ? 'served compressed' : 'served uncompressed: the raw size crossed the wire'}); ${ui.overviewMs.count} cold loads each\n`,
-  );
-  process.stdout.write(
-    `${table(['file', 'raw bytes', 'gzip bytes'], ui.files.map((f) => [f.path, f.rawBytes, f.gzipBytes]))}\n`,
-  );
-  process.stdout.write(
-    `${table(
-      ['load', 'p50 ms', 'p99 ms', 'max ms', 'p50 vs static page'],
-      [
-        ['overview: navigation start -> data rendered', ui.overviewMs],
-        [`static page of ${ui.rawBytes} bytes: navigation start -> load`, ui.staticPageMs],
-        ['fetch /healthz from the page', ui.healthzMs],
-      ].map(([kind, s]) => [kind as string, (s as Summary).p50, (s as Summary).p99, (s as Summary).max, ratio((s as Summary).p50, ui.staticPageMs.p50)]),
     )}\n`,
   );
 }
