@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { DESKTOP, isSerious, PHONE, runAxe } from './page-checks';
 import { freePort } from '@packetagent/testing';
 import { startTestApp, type TestApp } from '../../../services/all-in-one/src/testing/app.testkit';
 import { healthReportExample, RecordingServer } from '../../../services/all-in-one/src/testing/execution.testkit';
@@ -10,18 +11,9 @@ const CHROMIUM = process.env['PACKETAGENT_CHROMIUM'] ?? '/usr/bin/chromium';
 const BUILD = join(__dirname, '../dist/browser/index.html');
 /** Set by `npm run screenshots`: every page is saved there at desktop and phone widths. */
 const SCREENSHOTS = process.env['PACKETAGENT_SCREENSHOTS_DIR'];
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const DESKTOP = { width: 1280, height: 860 };
-const PHONE = { width: 390, height: 844 };
 const EMAIL = 'operator@example.com';
 const PASSWORD = 'correct horse battery staple';
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
 
 describe('operations console', () => {
   let sut: TestApp;
@@ -76,13 +68,13 @@ describe('operations console', () => {
   /** axe-core on the page as it is (no serious or critical violation), then screenshots when asked. */
   async function check(tab: Page, name: string, options: { phone?: boolean } = {}): Promise<void> {
     const violations = await runAxe(tab);
-    for (const violation of violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
+    for (const violation of violations.filter(isSerious)) {
       axeFindings.push(`${name}: ${violation.id} (${violation.impact}) ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
     }
     if (options.phone) {
       await tab.setViewportSize(PHONE);
       const narrow = await runAxe(tab);
-      for (const violation of narrow.filter((v) => v.impact === 'serious' || v.impact === 'critical')) axeFindings.push(`${name} (phone): ${violation.id} ${violation.help}`);
+      for (const violation of narrow.filter(isSerious)) axeFindings.push(`${name} (phone): ${violation.id} ${violation.help}`);
       await tab.setViewportSize(DESKTOP);
     }
     if (SCREENSHOTS) {
@@ -93,14 +85,6 @@ describe('operations console', () => {
     }
   }
 
-  async function runAxe(tab: Page): Promise<AxeViolation[]> {
-    // Evaluated over the DevTools protocol, so the page's CSP (script-src 'self') stays as served.
-    await tab.evaluate(AXE);
-    return tab.evaluate(async () => {
-      const scope = globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> }; document: unknown };
-      return (await scope.axe.run(scope.document, { resultTypes: ['violations'] })).violations;
-    });
-  }
 
   const ws = () => /\/w\/([^/]+)\//.exec(page.url())?.[1] ?? '';
 

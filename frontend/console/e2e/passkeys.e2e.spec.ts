@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { isSerious, runAxe } from './page-checks';
 import { freePort } from '@packetagent/testing';
 import { startTestApp, type TestApp } from '../../../services/all-in-one/src/testing/app.testkit';
 
@@ -9,7 +10,6 @@ const CHROMIUM = process.env['PACKETAGENT_CHROMIUM'] ?? '/usr/bin/chromium';
 const BUILD = join(__dirname, '../dist/browser/index.html');
 const EMAIL = 'passkeys@example.com';
 const PASSWORD = 'correct horse battery staple';
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 interface VirtualCredential {
   credentialId: string;
@@ -61,12 +61,7 @@ describe('passkeys in the console', () => {
 
   /** axe-core's serious and critical findings on the page as it is. */
   async function accessibilityFindings(): Promise<string[]> {
-    await page.evaluate(AXE);
-    return page.evaluate(async () => {
-      const scope = globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string | null }[] }> }; document: unknown };
-      const { violations } = await scope.axe.run(scope.document, { resultTypes: ['violations'] });
-      return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
-    });
+    return (await runAxe(page)).filter(isSerious).map((v) => v.id);
   }
 
   /** Makes the browser's session look as if it signed in `minutes` ago. */

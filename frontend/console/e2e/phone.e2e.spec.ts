@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { overflow, PHONE } from './page-checks';
 import { healthReportExample, RecordingServer, startExecutionApp, type ExecutionApp } from '../../../services/all-in-one/src/testing/execution.testkit';
 
 const CHROMIUM = process.env['PACKETAGENT_CHROMIUM'] ?? '/usr/bin/chromium';
 const BUILD = join(__dirname, '../dist/browser/index.html');
-const PHONE = { width: 390, height: 844 };
 const EMAIL = 'operator@example.com';
 const PASSWORD = 'correct horse battery staple';
 
@@ -56,19 +56,6 @@ describe('console on a phone', () => {
     await app?.close();
     await far?.close();
   });
-
-  /** How far the page is wider than the screen, and the widest elements that make it so. */
-  async function overflow(tab: Page): Promise<{ by: number; culprits: string[] }> {
-    return tab.evaluate(() => {
-      const width = window.innerWidth;
-      const by = (document.scrollingElement?.scrollWidth ?? 0) - width;
-      const culprits = [...document.querySelectorAll('body *')]
-        .filter((element) => element.getBoundingClientRect().right > width + 1)
-        .slice(0, 5)
-        .map((element) => `${element.tagName.toLowerCase()}${element.className ? '.' + String(element.className).split(' ').join('.') : ''} (${Math.round(element.getBoundingClientRect().right)} px)`);
-      return { by, culprits };
-    });
-  }
 
   async function settled(tab: Page): Promise<void> {
     await tab.locator('main h1').first().waitFor();

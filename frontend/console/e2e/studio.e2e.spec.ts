@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { DESKTOP, isSerious, overflow, PHONE, runAxe } from './page-checks';
 import { ProviderFakes } from '@packetagent/providers';
 import { DRAFT_PROMPT, DRAFTED_DEFINITION } from '../../../services/all-in-one/src/testing/drafted-worker.fixture';
 import { startExecutionApp, type ExecutionApp } from '../../../services/all-in-one/src/testing/execution.testkit';
@@ -8,18 +9,9 @@ import { startExecutionApp, type ExecutionApp } from '../../../services/all-in-o
 const CHROMIUM = process.env['PACKETAGENT_CHROMIUM'] ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env['PACKETAGENT_SCREENSHOTS_DIR'];
 const BUILD = join(__dirname, '../dist/browser/index.html');
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const DESKTOP = { width: 1280, height: 860 };
-const PHONE = { width: 390, height: 844 };
 const EMAIL = 'operator@example.com';
 const PASSWORD = 'correct horse battery staple';
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
 
 /**
  * The creation studio in Chromium against the whole app in-process (real Postgres, NATS, Redis,
@@ -67,33 +59,17 @@ describe('creation studio', () => {
 
   /** No serious or critical axe violation, and nothing wider than a phone's screen at 390 px. */
   async function check(name: string): Promise<void> {
-    for (const violation of (await runAxe()).filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
+    for (const violation of (await runAxe(page)).filter(isSerious)) {
       findings.push(`${name}: ${violation.id} (${violation.impact}) ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
     }
     await page.setViewportSize(PHONE);
-    const wide = await page.evaluate(() => {
-      const width = window.innerWidth;
-      const by = (document.scrollingElement?.scrollWidth ?? 0) - width;
-      const culprits = [...document.querySelectorAll('body *')]
-        .filter((element) => element.getBoundingClientRect().right > width + 1)
-        .slice(0, 5)
-        .map((element) => `${element.tagName.toLowerCase()}#${element.id} (${Math.round(element.getBoundingClientRect().right)} px)`);
-      return { by, culprits };
-    });
+    const wide = await overflow(page);
     if (wide.by > 0) findings.push(`${name} (phone): ${wide.by} px too wide (${wide.culprits.join(', ')})`);
     if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `studio-${name}-phone.png`), fullPage: true });
     await page.setViewportSize(DESKTOP);
     if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `studio-${name}-desktop.png`), fullPage: true });
   }
 
-  async function runAxe(): Promise<AxeViolation[]> {
-    // Evaluated over the DevTools protocol, so the page's CSP (script-src 'self') stays as served.
-    await page.evaluate(AXE);
-    return page.evaluate(async () => {
-      const scope = globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> }; document: unknown };
-      return (await scope.axe.run(scope.document, { resultTypes: ['violations'] })).violations;
-    });
-  }
 
   /** Focus lands on the result after it renders: wait for it there rather than read it once. */
   const focusOn = (text: RegExp) => page.waitForFunction((source) => new RegExp(source).test(document.activeElement?.textContent?.trim() ?? ''), text.source, { timeout: 5_000 });
