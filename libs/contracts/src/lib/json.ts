@@ -21,6 +21,11 @@ export function sha256Hex(text: string | Buffer): string {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** Text Postgres can store and that is text at all: no NUL character (jsonb and text refuse it), no lone UTF-16 surrogate. */
+export function isStorableText(text: string): boolean {
+  return !text.includes('\u0000') && !LONE_SURROGATE.test(text);
+}
+
 /**
  * Collects every reason `value` is not plain JSON that survives a round trip through Postgres
  * jsonb unchanged: no undefined, functions, symbols, bigints, non-finite numbers, class
@@ -53,7 +58,7 @@ export function jsonIssues(value: unknown, path = '', issues: ValidationIssue[] 
     }
     for (const [key, item] of Object.entries(value)) {
       const itemPath = path ? `${path}.${key}` : key;
-      if (key.includes('\u0000') || LONE_SURROGATE.test(key)) {
+      if (!isStorableText(key)) {
         issues.push({ path: itemPath, message: 'key is not valid text' });
       }
       jsonIssues(item, itemPath, issues, depth + 1);

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '@packetagent/contracts';
+import { isStorableText, type ValidationIssue } from '@packetagent/contracts';
 
 /**
  * Limits on what a client may send, checked once at the HTTP boundary before any route reads it.
@@ -9,11 +9,8 @@ import type { ValidationIssue } from '@packetagent/contracts';
 export const MAX_NESTING_DEPTH = 64;
 
 /** NUL, which Postgres text cannot hold, or a UTF-16 surrogate without its pair, which is no character at all. */
-// eslint-disable-next-line no-control-regex
-const INVALID_CHARACTER = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 export function hasInvalidCharacter(text: string): boolean {
-  return INVALID_CHARACTER.test(text);
+  return !isStorableText(text);
 }
 
 export interface InputFinding {
